@@ -1,0 +1,44 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "Larder",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "Larder", targets: ["Larder"]),
+        .executable(name: "larder", targets: ["larder"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    ],
+    targets: [
+        // The C library, from the system: Debian's liblmdb-dev (`apt-get install liblmdb-dev`).
+        .systemLibrary(
+            name: "CLMDB",
+            pkgConfig: "lmdb",
+            providers: [.apt(["liblmdb-dev"]), .brew(["lmdb"])]
+        ),
+        .target(
+            name: "Larder",
+            dependencies: ["CLMDB"]
+        ),
+        .executableTarget(
+            name: "larder",
+            dependencies: [
+                "Larder",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        // Spawned by the tests to exercise the store from a second process.
+        .executableTarget(
+            name: "larder-test-helper",
+            dependencies: ["Larder"],
+            path: "Tests/Helper"
+        ),
+        .testTarget(
+            name: "LarderTests",
+            dependencies: ["Larder"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

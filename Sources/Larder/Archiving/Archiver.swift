@@ -1,0 +1,88 @@
+/// A codec for one value type: value to bytes and back, with the format tag it writes.
+///
+/// Archivers are small `Sendable` values. Larder frames what ``archive(_:into:)`` appends with a
+/// one-byte ``ArchiveFormat`` and hands ``unarchive(_:format:)`` the stored payload and that tag,
+/// so an archiver can read several formats (the Codable archivers read both MessagePack and JSON).
+///
+/// ```swift
+/// struct CelsiusArchiver: Archiver {
+///     var format: ArchiveFormat { .custom(0x40) }
+///     func archive(_ value: Double, into bytes: inout [UInt8]) throws {
+///         withUnsafeBytes(of: value.bitPattern.bigEndian) { bytes.append(contentsOf: $0) }
+///     }
+///     func unarchive(_ bytes: UnsafeRawBufferPointer, format: ArchiveFormat) throws -> Double {
+///         guard format == self.format, bytes.count == 8 else {
+///             throw LarderError(.decodingFailed, "not a temperature")
+///         }
+///         return Double(bitPattern: UInt64(bigEndian: bytes.loadUnaligned(as: UInt64.self)))
+///     }
+/// }
+/// ```
+public protocol Archiver<Value>: Sendable {
+    /// The type this archiver reads and writes.
+    associatedtype Value
+
+    /// The tag stored in front of what ``archive(_:into:)`` writes.
+    var format: ArchiveFormat { get }
+
+    /// Appends the bytes of `value` to `bytes` (which may already hold the framing byte).
+    /// - Throws: any error; Larder reports it as ``LarderError/Code/encodingFailed``.
+    func archive(_ value: Value, into bytes: inout [UInt8]) throws
+
+    /// Reads a value from `bytes`, a payload written in `format`.
+    ///
+    /// `bytes` may point into the store's memory map: read it, do not keep it.
+    /// - Throws: any error; Larder reports it as ``LarderError/Code/decodingFailed`` (a
+    ///   ``LarderError`` you throw is passed on with the index added).
+    func unarchive(_ bytes: UnsafeRawBufferPointer, format: ArchiveFormat) throws -> Value
+}
+
+/// A type that names the archiver Larder uses for it.
+///
+/// `Codable` types need not conform: Larder archives them with ``MessagePackArchiver`` unless a
+/// collection has another archiver registered (``Database/register(_:forCollection:)``). When a
+/// type is both `Codable` and `Saveable`, its `Saveable` archiver wins.
+///
+/// ```swift
+/// extension Temperature: Saveable {
+///     static var archiver: CelsiusArchiver { CelsiusArchiver() }
+/// }
+/// ```
+public protocol Saveable {
+    /// The archiver's type.
+    associatedtype ValueArchiver: Archiver where ValueArchiver.Value == Self
+    /// The archiver Larder uses to store values of this type.
+    static var archiver: ValueArchiver { get }
+}
+
+/// A value that knows where it lives: its collection and, through `Identifiable`, its key.
+///
+/// ```swift
+/// struct Product: Codable, Persistable {
+///     static let collection = "products"
+///     var id: String
+///     var name: String
+/// }
+/// try db.write { try $0.write(Product(id: "p1", name: "Hammer")) }
+/// let hammer = try db.read { try $0.read(Product.self, key: "p1") }
+/// ```
+public protocol Persistable: Identifiable {
+    /// The collection every value of this type is stored in.
+    static var collection: String { get }
+    /// The key under which the value with identifier `id` is stored. Provided for identifiers
+    /// that are `LosslessStringConvertible` (`String`, integers) and for `UUID`.
+    static func key(for id: ID) -> String
+}
+
+extension Persistable {
+    /// The key this value is stored under.
+    public var key: String { Self.key(for: id) }
+    /// The collection and key this value is stored under.
+    public var index: YapDB.Index { YapDB.Index(collection: Self.collection, key: key) }
+    /// The index of the value of this type with key `key`.
+    public static func index(forKey key: String) -> YapDB.Index { YapDB.Index(collection: collection, key: key) }
+}
+
+extension Persistable where ID: LosslessStringConvertible {
+    public static func key(for id: ID) -> String { id.description }
+}

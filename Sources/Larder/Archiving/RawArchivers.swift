@@ -1,0 +1,43 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// Stores `[UInt8]` as the bytes themselves (format ``ArchiveFormat/raw``).
+public struct RawBytesArchiver: Archiver {
+    public init() {}
+    public var format: ArchiveFormat { .raw }
+    public func archive(_ value: [UInt8], into bytes: inout [UInt8]) throws { bytes.append(contentsOf: value) }
+    public func unarchive(_ bytes: UnsafeRawBufferPointer, format: ArchiveFormat) throws -> [UInt8] {
+        try RawBytesArchiver.check(format, [UInt8].self)
+        return [UInt8](bytes)
+    }
+
+    static func check(_ format: ArchiveFormat, _ type: Any.Type) throws {
+        guard format == .raw else {
+            throw LarderError(.unknownFormat, "the value is stored as \(format), not as raw bytes, so it does not read as \(type)")
+        }
+    }
+}
+
+/// Stores `Data` as the bytes themselves (format ``ArchiveFormat/raw``).
+public struct RawDataArchiver: Archiver {
+    public init() {}
+    public var format: ArchiveFormat { .raw }
+    public func archive(_ value: Data, into bytes: inout [UInt8]) throws { bytes.append(contentsOf: value) }
+    public func unarchive(_ bytes: UnsafeRawBufferPointer, format: ArchiveFormat) throws -> Data {
+        try RawBytesArchiver.check(format, Data.self)
+        return Data(bytes)
+    }
+}
+
+extension Array: Saveable where Element == UInt8 {
+    /// Byte arrays are stored as they are.
+    public static var archiver: RawBytesArchiver { RawBytesArchiver() }
+}
+
+extension Data: Saveable {
+    /// `Data` is stored as it is.
+    public static var archiver: RawDataArchiver { RawDataArchiver() }
+}

@@ -1,0 +1,338 @@
+import CLMDB
+import Dispatch
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// One open LMDB environment: the handle, its named databases, the read-transaction pool, the
+/// resize gate and the map-growth policy. Shared by every `Database` of the process that opens
+/// the same file (see ``EnvironmentRegistry``); nothing outside the LMDB layer sees `MDB_env`.
+final class Environment: @unchecked Sendable {  // the handle is used under LMDB's threading rules, kept by the gate and ThreadState
+    /// Handles of the named databases of DESIGN.md's layout, opened once at start.
+    struct Databases {
+        var objects: MDB_dbi = 0
+        var metadata: MDB_dbi = 0
+        var collections: MDB_dbi = 0
+        var larder: MDB_dbi = 0
+        var log: MDB_dbi = 0
+    }
+
+    /// The newest store format this version reads and writes.
+    static let formatVersion: UInt32 = 1
+    static let formatVersionKey = "format-version"
+
+    let handle: OpaquePointer
+    let path: String
+    let dataFile: String
+    let configuration: Database.Configuration
+    let identity: FileIdentity
+    let maxKeySize: Int
+    private(set) var databases = Databases()
+
+    let gate = TransactionGate()
+    private let poolLock = ConditionLock()
+    private var pool: [OpaquePointer] = []
+    private static let poolLimit = 64
+    private var syncTimer: DispatchSourceTimer?
+    /// Counts map resizes done by this process (for tests and `info`).
+    private(set) var resizeCount = 0
+
+    private init(handle: OpaquePointer, path: String, dataFile: String, identity: FileIdentity,
+                 configuration: Database.Configuration) {
+        self.handle = handle
+        self.path = path
+        self.dataFile = dataFile
+        self.identity = identity
+        self.configuration = configuration
+        self.maxKeySize = Int(mdb_env_get_maxkeysize(handle))
+    }
+
+    // MARK: Opening and closing
+
+    /// Opens the environment at `path`; the registry calls this under its lock.
+    static func open(path: String, layout: FileLayout, configuration: Database.Configuration) throws -> Environment {
+        var env: OpaquePointer?
+        try LMDBResult.check(mdb_env_create(&env), "mdb_env_create", path: path)
+        guard let env else { throw LarderError(.lmdb, "mdb_env_create returned no handle", path: path) }
+        var flags = UInt32(MDB_NOTLS)
+        if layout.singleFile { flags |= UInt32(MDB_NOSUBDIR) }
+        switch configuration.durability {
+        case .full: break
+        case .noMetaSync: flags |= UInt32(MDB_NOMETASYNC)
+        case .deferred: flags |= UInt32(MDB_NOSYNC)
+        }
+        let lockFile = layout.singleFile ? path + "-lock" : path + "/lock.mdb"
+        let lockExisted = FileIdentity.exists(lockFile)
+        do {
+            try LMDBResult.check(mdb_env_set_maxreaders(env, UInt32(configuration.maxReaders)), "mdb_env_set_maxreaders", path: path)
+            try LMDBResult.check(mdb_env_set_maxdbs(env, 256), "mdb_env_set_maxdbs", path: path)
+            try LMDBResult.check(mdb_env_set_mapsize(env, configuration.initialMapSize), "mdb_env_set_mapsize", path: path)
+            try LMDBResult.check(mdb_env_open(env, path, flags, mode_t(configuration.fileMode)), "open", path: path)
+        } catch {
+            mdb_env_close(env)
+            // A failed open must leave what was there as it was: remove the lock file LMDB created.
+            if !lockExisted { unlink(lockFile) }
+            if error.lmdbCode == ENOTDIR || error.lmdbCode == EISDIR {
+                throw LarderError(.notAStore, "the path is not a Larder store", operation: "open", path: path, lmdbCode: error.lmdbCode)
+            }
+            throw error
+        }
+        var dead: Int32 = 0
+        mdb_reader_check(env, &dead)
+        guard let identity = FileIdentity(path: layout.dataFile) else {
+            mdb_env_close(env)
+            throw LarderError(.io, "the data file vanished while it was opened", operation: "open", path: path)
+        }
+        let environment = Environment(handle: env, path: path, dataFile: layout.dataFile, identity: identity, configuration: configuration)
+        do {
+            try environment.openDatabases()
+        } catch {
+            environment.closeHandle()
+            throw error
+        }
+        environment.startSyncTimer()
+        return environment
+    }
+
+    /// Opens (creating on a new store) the named databases and checks the format version.
+    private func openDatabases() throws {
+        try write { txn in
+            var dbi = MDB_dbi()
+            let rc = mdb_dbi_open(txn.handle, "larder", 0, &dbi)
+            if rc == MDB_NOTFOUND {
+                var main = MDB_dbi()
+                try LMDBResult.check(mdb_dbi_open(txn.handle, nil, 0, &main), "open", path: path)
+                var stat = MDB_stat()
+                try LMDBResult.check(mdb_stat(txn.handle, main, &stat), "open", path: path)
+                if stat.ms_entries > 0 {
+                    throw LarderError(.notAStore, "the path holds an LMDB database that is not a Larder store", operation: "open", path: path)
+                }
+                databases.larder = try txn.openDatabase("larder", create: true)
+                var version = Environment.formatVersion.bigEndian
+                try withUnsafeBytes(of: &version) { bytes in
+                    try txn.put(databases.larder, key: Environment.formatVersionKey, value: bytes)
+                }
+            } else {
+                try LMDBResult.check(rc, "open", path: path)
+                databases.larder = dbi
+                guard let stored = try txn.get(dbi, key: Environment.formatVersionKey), stored.count == 4 else {
+                    throw LarderError(.notAStore, "the store has no valid format version", operation: "open", path: path)
+                }
+                let version = stored.loadUnaligned(as: UInt32.self).bigEndian
+                if version > Environment.formatVersion {
+                    throw LarderError(
+                        .newerFormatVersion,
+                        "the store has format version \(version); this Larder reads versions up to \(Environment.formatVersion): upgrade Larder",
+                        operation: "open", path: path)
+                }
+            }
+            databases.objects = try txn.openDatabase("objects", create: true)
+            databases.metadata = try txn.openDatabase("metadata", create: true)
+            databases.collections = try txn.openDatabase("collections", create: true)
+            databases.log = try txn.openDatabase("log", create: true)
+        }
+    }
+
+    private func startSyncTimer() {
+        guard case .deferred(let interval) = configuration.durability else { return }
+        let nanoseconds = max(1_000_000, interval.components.seconds * 1_000_000_000 + interval.components.attoseconds / 1_000_000_000)
+        let timer = DispatchSource.makeTimerSource(queue: DispatchQueue.global(qos: .utility))
+        timer.schedule(deadline: .now() + .nanoseconds(Int(nanoseconds)), repeating: .nanoseconds(Int(nanoseconds)))
+        let handle = self.handle
+        timer.setEventHandler { mdb_env_sync(handle, 1) }
+        timer.resume()
+        syncTimer = timer
+    }
+
+    /// Flushes every commit to the disk now.
+    func sync() throws(LarderError) {
+        try LMDBResult.check(mdb_env_sync(handle, 1), "sync", path: path)
+    }
+
+    /// Closes the handle; the registry calls this when the last `Database` on the file goes away.
+    func closeHandle() {
+        if let syncTimer {
+            syncTimer.cancel()
+            mdb_env_sync(handle, 1)
+        }
+        poolLock.withLock {
+            for txn in pool { mdb_txn_abort(txn) }
+            pool.removeAll()
+        }
+        mdb_env_close(handle)
+    }
+
+    // MARK: Read transactions
+
+    /// Begins (or renews a pooled) read-only transaction. Pair with ``endRead(_:)``.
+    func beginRead() throws(LarderError) -> OpaquePointer {
+        let state = ThreadState.current
+        var clearedReaders = false
+        while true {
+            gate.enter(reentrant: state.liveTransactions > 0)
+            var txn: OpaquePointer? = poolLock.withLock { pool.popLast() }
+            var rc: Int32
+            if let pooled = txn {
+                rc = mdb_txn_renew(pooled)
+                if rc != MDB_SUCCESS { mdb_txn_abort(pooled); txn = nil }
+            } else {
+                rc = mdb_txn_begin(handle, nil, UInt32(MDB_RDONLY), &txn)
+            }
+            if rc == MDB_SUCCESS, let txn {
+                state.liveTransactions += 1
+                return txn
+            }
+            gate.leave()
+            switch rc {
+            case MDB_MAP_RESIZED:
+                try adoptMapSize()
+            case MDB_READERS_FULL where !clearedReaders:
+                var dead: Int32 = 0
+                mdb_reader_check(handle, &dead)
+                clearedReaders = true
+            default:
+                throw LMDBResult.error(rc, operation: "beginRead", path: path)
+            }
+        }
+    }
+
+    /// Ends a read transaction from ``beginRead()``, keeping its handle for reuse.
+    func endRead(_ txn: OpaquePointer) {
+        mdb_txn_reset(txn)
+        let kept = poolLock.withLock {
+            guard pool.count < Environment.poolLimit else { return false }
+            pool.append(txn)
+            return true
+        }
+        if !kept { mdb_txn_abort(txn) }
+        ThreadState.current.liveTransactions -= 1
+        gate.leave()
+    }
+
+    // MARK: Write transactions
+
+    /// Runs `body` in a write transaction and commits it, unless `body` throws or asks for a
+    /// rollback. When the map fills, the attempt is aborted, the map grows and `body` runs again.
+    ///
+    /// - Precondition: the current thread has no write transaction open on this environment.
+    func write<R>(_ body: (LMDBTransaction) throws -> R) throws -> R {
+        let state = ThreadState.current
+        let id = ObjectIdentifier(self)
+        precondition(
+            !state.writing.contains(id),
+            "Larder misuse: a write transaction was started inside another write transaction on the same thread. LMDB allows one writer per thread; do the work in the outer transaction."
+        )
+        var attempts = 0
+        while true {
+            attempts += 1
+            try growIfNearlyFull()
+            gate.enter(reentrant: state.liveTransactions > 0)
+            var txn: OpaquePointer?
+            let rc = mdb_txn_begin(handle, nil, 0, &txn)
+            guard rc == MDB_SUCCESS, let txn else {
+                gate.leave()
+                if rc == MDB_MAP_RESIZED { try adoptMapSize(); continue }
+                throw LMDBResult.error(rc, operation: "beginWrite", path: path)
+            }
+            state.liveTransactions += 1
+            state.writing.append(id)
+            let attempt = LMDBTransaction.Attempt()
+            let result = Result { try body(LMDBTransaction(handle: txn, environment: self, attempt: attempt)) }
+            var commitCode: Int32 = MDB_SUCCESS
+            if attempt.mapFull || attempt.rolledBack {
+                mdb_txn_abort(txn)
+            } else if case .failure = result {
+                mdb_txn_abort(txn)
+            } else {
+                commitCode = mdb_txn_commit(txn)
+            }
+            state.writing.removeLast()
+            state.liveTransactions -= 1
+            gate.leave()
+            if attempt.mapFull || commitCode == MDB_MAP_FULL {
+                guard attempts < 48 else {
+                    throw LarderError(.mapFull, "the map could not be made large enough for this transaction", operation: "write", path: path)
+                }
+                try grow()
+                continue
+            }
+            if commitCode != MDB_SUCCESS { throw LMDBResult.error(commitCode, operation: "commit", path: path) }
+            return try result.get()
+        }
+    }
+
+    // MARK: Map size
+
+    /// The map size this process uses now and the bytes in use.
+    func mapUsage() -> (mapSize: Int, used: Int, pageSize: Int) {
+        var info = MDB_envinfo()
+        mdb_env_info(handle, &info)
+        var stat = MDB_stat()
+        mdb_env_stat(handle, &stat)
+        return (info.me_mapsize, (info.me_last_pgno + 1) * Int(stat.ms_psize), Int(stat.ms_psize))
+    }
+
+    /// Grows ahead of need, so that most writes never hit `MDB_MAP_FULL` at all.
+    private func growIfNearlyFull() throws(LarderError) {
+        let usage = mapUsage()
+        if usage.used > usage.mapSize / 4 * 3 { try grow() }
+    }
+
+    /// Doubles the map (at least), with no transaction of this process live.
+    func grow() throws(LarderError) {
+        if ThreadState.current.liveTransactions > 0 {
+            throw LarderError(
+                .mapFull,
+                "the store's map must grow, but this thread holds another transaction open, so the resize cannot wait for it; end the outer transaction before writing",
+                operation: "grow", path: path)
+        }
+        let before = mapUsage().mapSize
+        var failure: LarderError?
+        _ = gate.exclusively {
+            drainPool()
+            let now = mapUsage()
+            guard now.mapSize <= before else { return }  // another thread grew it meanwhile
+            let target = (now.mapSize * 2 + now.pageSize - 1) / now.pageSize * now.pageSize
+            let rc = mdb_env_set_mapsize(handle, target)
+            if rc != MDB_SUCCESS { failure = LMDBResult.error(rc, operation: "grow", path: path) }
+            resizeCount += 1
+        }
+        if let failure { throw failure }
+    }
+
+    /// Adopts the larger map another process set (`MDB_MAP_RESIZED`).
+    private func adoptMapSize() throws(LarderError) {
+        var failure: LarderError?
+        _ = gate.exclusively {
+            drainPool()
+            let rc = mdb_env_set_mapsize(handle, 0)
+            if rc != MDB_SUCCESS { failure = LMDBResult.error(rc, operation: "adoptMapSize", path: path) }
+        }
+        if let failure { throw failure }
+    }
+
+    private func drainPool() {
+        poolLock.withLock {
+            for txn in pool { mdb_txn_abort(txn) }
+            pool.removeAll()
+        }
+    }
+
+    // MARK: Readers
+
+    /// Clears reader slots left by processes that died; returns how many were cleared.
+    @discardableResult
+    func clearStaleReaders() -> Int {
+        var dead: Int32 = 0
+        mdb_reader_check(handle, &dead)
+        return Int(dead)
+    }
+
+    /// Opens a named database (for extensions); runs in a write transaction, under LMDB's rule
+    /// that `mdb_dbi_open` never runs in two transactions at once (writers are serialized).
+    func openDatabase(_ name: String) throws -> MDB_dbi {
+        try write { txn in try txn.openDatabase(name, create: true) }
+    }
+}

@@ -1,0 +1,66 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The process-wide table of open environments, keyed by the data file's device and inode.
+///
+/// LMDB forbids two environments on one file in one process (their locks would corrupt each
+/// other), so every `Database` on the same file shares one ``Environment``. Opening, sharing and
+/// closing all happen under one lock, so a file is never open twice, not even for the moment
+/// between one `Database` closing and another opening.
+enum EnvironmentRegistry {
+    private struct Entry {
+        let environment: Environment
+        var users: Int
+    }
+
+    private static let lock = ConditionLock()
+    nonisolated(unsafe) private static var entries: [FileIdentity: Entry] = [:]  // guarded by `lock`
+
+    /// Returns the open environment for `path`, opening it if no `Database` of this process has.
+    static func acquire(path: String, configuration: Database.Configuration) throws -> Environment {
+        let singleFile = configuration.singleFile || FileIdentity.isRegularFile(path)
+        if !singleFile { try makeDirectory(path, configuration: configuration) }
+        let layout = FileLayout(path: path, singleFile: singleFile)
+        lock.lock()
+        defer { lock.unlock() }
+        if let identity = FileIdentity(path: layout.dataFile), var entry = entries[identity] {
+            entry.users += 1
+            entries[identity] = entry
+            return entry.environment
+        }
+        let environment = try Environment.open(path: path, layout: layout, configuration: configuration)
+        entries[environment.identity] = Entry(environment: environment, users: 1)
+        return environment
+    }
+
+    /// Gives back one use of `environment`; the last one closes it.
+    static func release(_ environment: Environment) {
+        lock.lock()
+        defer { lock.unlock() }
+        guard var entry = entries[environment.identity] else { return }
+        entry.users -= 1
+        if entry.users > 0 {
+            entries[environment.identity] = entry
+        } else {
+            entries[environment.identity] = nil
+            environment.closeHandle()
+        }
+    }
+
+    /// The number of environments open in this process (for tests).
+    static var openCount: Int { lock.withLock { entries.count } }
+
+    private static func makeDirectory(_ path: String, configuration: Database.Configuration) throws {
+        if FileIdentity.isDirectory(path) { return }
+        // Directories need the search bit wherever the files are readable.
+        let fileMode = configuration.fileMode
+        let mode = mode_t(fileMode | ((fileMode & 0o444) >> 2))
+        if mkdir(path, mode) != 0 && errno != EEXIST {
+            let code = errno
+            throw LMDBResult.error(code, operation: "open", path: path)
+        }
+    }
+}

@@ -1,0 +1,47 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A file's device and inode: what makes two paths (a symlink, a hard link, `..` detours) the
+/// same file, which a comparison of path strings cannot tell.
+struct FileIdentity: Hashable, Sendable {
+    let device: UInt64
+    let inode: UInt64
+
+    /// The identity of the file at `path` (following symlinks), or `nil` if there is none.
+    init?(path: String) {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        device = UInt64(info.st_dev)
+        inode = UInt64(info.st_ino)
+    }
+
+    static func exists(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0
+    }
+
+    static func isRegularFile(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
+    }
+
+    static func isDirectory(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
+    }
+}
+
+/// Where a store's files are: a directory holding `data.mdb` and `lock.mdb`, or one file with a
+/// `-lock` file beside it.
+struct FileLayout: Sendable {
+    let singleFile: Bool
+    let dataFile: String
+
+    init(path: String, singleFile: Bool) {
+        self.singleFile = singleFile
+        self.dataFile = singleFile ? path : path + "/data.mdb"
+    }
+}

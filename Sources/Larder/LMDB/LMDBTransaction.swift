@@ -1,0 +1,150 @@
+import CLMDB
+
+/// A live LMDB transaction: get, put, delete and cursors over byte buffers.
+///
+/// Buffers it returns point into the memory map and are valid until the next write in the
+/// transaction or its end; callers decode or copy them at once and never let them escape.
+struct LMDBTransaction {
+    /// Per-attempt flags the write loop reads after the body ran.
+    final class Attempt {
+        /// A put or delete hit `MDB_MAP_FULL`: the attempt must be aborted and retried larger.
+        var mapFull = false
+        /// The body asked to roll back.
+        var rolledBack = false
+    }
+
+    let handle: OpaquePointer
+    unowned let environment: Environment
+    let attempt: Attempt?
+
+    init(handle: OpaquePointer, environment: Environment, attempt: Attempt?) {
+        self.handle = handle
+        self.environment = environment
+        self.attempt = attempt
+    }
+
+    var databases: Environment.Databases { environment.databases }
+
+    func openDatabase(_ name: String, create: Bool) throws(LarderError) -> MDB_dbi {
+        var dbi = MDB_dbi()
+        try LMDBResult.check(mdb_dbi_open(handle, name, create ? UInt32(MDB_CREATE) : 0, &dbi), "openDatabase(\(name))", path: environment.path)
+        return dbi
+    }
+
+    @inline(__always)
+    private func fail(_ rc: Int32, _ operation: String) -> LarderError {
+        if rc == MDB_MAP_FULL { attempt?.mapFull = true }
+        return LMDBResult.error(rc, operation: operation, path: environment.path)
+    }
+
+    /// The value stored under `key`, or `nil`.
+    @inline(__always)
+    func get(_ dbi: MDB_dbi, key: UnsafeRawBufferPointer) throws(LarderError) -> UnsafeRawBufferPointer? {
+        var k = MDB_val(mv_size: key.count, mv_data: UnsafeMutableRawPointer(mutating: key.baseAddress))
+        var v = MDB_val()
+        let rc = mdb_get(handle, dbi, &k, &v)
+        if rc == MDB_NOTFOUND { return nil }
+        if rc != MDB_SUCCESS { throw fail(rc, "get") }
+        return UnsafeRawBufferPointer(start: v.mv_data, count: v.mv_size)
+    }
+
+    func get(_ dbi: MDB_dbi, key: String) throws(LarderError) -> UnsafeRawBufferPointer? {
+        var bytes = Array(key.utf8)
+        var v = MDB_val()
+        let rc = bytes.withUnsafeMutableBytes { raw in
+            var k = MDB_val(mv_size: raw.count, mv_data: raw.baseAddress)
+            return mdb_get(handle, dbi, &k, &v)
+        }
+        if rc == MDB_NOTFOUND { return nil }
+        if rc != MDB_SUCCESS { throw fail(rc, "get") }
+        return UnsafeRawBufferPointer(start: v.mv_data, count: v.mv_size)
+    }
+
+    @inline(__always)
+    func put(_ dbi: MDB_dbi, key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, flags: Int32 = 0) throws(LarderError) {
+        var k = MDB_val(mv_size: key.count, mv_data: UnsafeMutableRawPointer(mutating: key.baseAddress))
+        var v = MDB_val(mv_size: value.count, mv_data: UnsafeMutableRawPointer(mutating: value.baseAddress))
+        let rc = mdb_put(handle, dbi, &k, &v, UInt32(flags))
+        if rc != MDB_SUCCESS { throw fail(rc, "put") }
+    }
+
+    func put(_ dbi: MDB_dbi, key: String, value: UnsafeRawBufferPointer) throws(LarderError) {
+        var bytes = Array(key.utf8)
+        var v = MDB_val(mv_size: value.count, mv_data: UnsafeMutableRawPointer(mutating: value.baseAddress))
+        let rc = bytes.withUnsafeMutableBytes { raw in
+            var k = MDB_val(mv_size: raw.count, mv_data: raw.baseAddress)
+            return mdb_put(handle, dbi, &k, &v, 0)
+        }
+        if rc != MDB_SUCCESS { throw fail(rc, "put") }
+    }
+
+    /// Deletes `key`; returns whether it was there.
+    @inline(__always)
+    @discardableResult
+    func delete(_ dbi: MDB_dbi, key: UnsafeRawBufferPointer) throws(LarderError) -> Bool {
+        var k = MDB_val(mv_size: key.count, mv_data: UnsafeMutableRawPointer(mutating: key.baseAddress))
+        let rc = mdb_del(handle, dbi, &k, nil)
+        if rc == MDB_NOTFOUND { return false }
+        if rc != MDB_SUCCESS { throw fail(rc, "delete") }
+        return true
+    }
+
+    /// Removes every entry of `dbi`, keeping the database.
+    func empty(_ dbi: MDB_dbi) throws(LarderError) {
+        let rc = mdb_drop(handle, dbi, 0)
+        if rc != MDB_SUCCESS { throw fail(rc, "empty") }
+    }
+
+    /// The number of entries in `dbi`.
+    func count(_ dbi: MDB_dbi) throws(LarderError) -> Int {
+        var stat = MDB_stat()
+        let rc = mdb_stat(handle, dbi, &stat)
+        if rc != MDB_SUCCESS { throw fail(rc, "stat") }
+        return stat.ms_entries
+    }
+
+    /// Runs `body` with a cursor on `dbi`, closing it afterwards.
+    func withCursor<R>(_ dbi: MDB_dbi, _ body: (inout Cursor) throws -> R) throws -> R {
+        var cursor: OpaquePointer?
+        let rc = mdb_cursor_open(handle, dbi, &cursor)
+        guard rc == MDB_SUCCESS, let cursor else { throw fail(rc, "cursor") }
+        defer { mdb_cursor_close(cursor) }
+        var wrapper = Cursor(handle: cursor, transaction: self)
+        return try body(&wrapper)
+    }
+}
+
+/// A cursor over one named database. Entries it returns are lent from the map.
+struct Cursor {
+    typealias Entry = (key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)
+
+    let handle: OpaquePointer
+    let transaction: LMDBTransaction
+
+    @inline(__always)
+    private func step(_ op: MDB_cursor_op, key: UnsafeRawBufferPointer? = nil) throws(LarderError) -> Entry? {
+        var k = MDB_val()
+        if let key { k = MDB_val(mv_size: key.count, mv_data: UnsafeMutableRawPointer(mutating: key.baseAddress)) }
+        var v = MDB_val()
+        let rc = mdb_cursor_get(handle, &k, &v, op)
+        if rc == MDB_NOTFOUND { return nil }
+        if rc != MDB_SUCCESS { throw LMDBResult.error(rc, operation: "cursor", path: transaction.environment.path) }
+        return (UnsafeRawBufferPointer(start: k.mv_data, count: k.mv_size), UnsafeRawBufferPointer(start: v.mv_data, count: v.mv_size))
+    }
+
+    /// Positions at the first key greater than or equal to `key`.
+    func seek(atLeast key: UnsafeRawBufferPointer) throws(LarderError) -> Entry? { try step(MDB_SET_RANGE, key: key) }
+    func first() throws(LarderError) -> Entry? { try step(MDB_FIRST) }
+    func last() throws(LarderError) -> Entry? { try step(MDB_LAST) }
+    func next() throws(LarderError) -> Entry? { try step(MDB_NEXT) }
+    func previous() throws(LarderError) -> Entry? { try step(MDB_PREV) }
+
+    /// Deletes the entry under the cursor.
+    func deleteCurrent() throws(LarderError) {
+        let rc = mdb_cursor_del(handle, 0)
+        if rc != MDB_SUCCESS {
+            if rc == MDB_MAP_FULL { transaction.attempt?.mapFull = true }
+            throw LMDBResult.error(rc, operation: "delete", path: transaction.environment.path)
+        }
+    }
+}

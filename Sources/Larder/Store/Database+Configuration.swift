@@ -1,0 +1,32 @@
+extension Database {
+    /// How a store is opened. Every property has a default that suits most programs.
+    ///
+    /// ```swift
+    /// var configuration = Database.Configuration()
+    /// configuration.durability = .noMetaSync
+    /// let db = try Database(path: "/var/lib/app/store", configuration: configuration)
+    /// ```
+    ///
+    /// Environment-wide settings (everything here) are taken from the first `Database` that
+    /// opens a file in the process; later ones share the open environment as it is.
+    public struct Configuration: Sendable {
+        /// What a crash can lose; see ``Durability``. Default ``Durability/full``.
+        public var durability: Durability = .full
+        /// The size of the memory map when the store is created, in bytes. The map grows by
+        /// itself (doubling) whenever a write needs more, so this only sets where it starts.
+        /// Default 16 MiB.
+        public var initialMapSize: Int = 16 << 20
+        /// The most transactions that may be live at once across every process that opens the
+        /// store. Default 1024.
+        public var maxReaders: Int = 1024
+        /// Permission bits for the files the store creates. Default `0o600` (owner only); a new
+        /// store directory gets the matching search bits (`0o700`).
+        public var fileMode: UInt32 = 0o600
+        /// Keep the store in one file at `path` (plus `path-lock`) instead of a directory.
+        /// An existing regular file at `path` is always opened this way. Default `false`.
+        public var singleFile: Bool = false
+
+        /// The default configuration.
+        public init() {}
+    }
+}

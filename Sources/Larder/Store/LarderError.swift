@@ -1,0 +1,108 @@
+/// The one error type Larder throws.
+///
+/// Every failure of the environment or of the data reaches you as a `LarderError`: a ``Code``
+/// that names what went wrong, plus the context that was known when it happened (the operation,
+/// the index, the path, LMDB's return code and message). New codes can appear in later versions
+/// without breaking a `switch` over existing ones, because ``Code`` is a struct, not an enum.
+///
+/// ```swift
+/// do {
+///     try db.write { try $0.setObject(item, forKey: key, inCollection: "items") }
+/// } catch let error as LarderError where error.code == .keyTooLong {
+///     print("key too long: \(error)")
+/// }
+/// ```
+///
+/// Keys and values stay out of ``description``; read ``index`` when you need them.
+public struct LarderError: Error, Sendable, CustomStringConvertible {
+    /// What went wrong, as a stable identifier.
+    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+        public let rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+        public var description: String { rawValue }
+
+        /// `collection ‖ 0x00 ‖ key` is longer than LMDB's key limit (511 bytes with Debian's liblmdb).
+        public static let keyTooLong = Code(rawValue: "keyTooLong")
+        /// The key is the empty string.
+        public static let emptyKey = Code(rawValue: "emptyKey")
+        /// The collection name contains a NUL (0x00) character.
+        public static let invalidCollection = Code(rawValue: "invalidCollection")
+        /// A value could not be archived.
+        public static let encodingFailed = Code(rawValue: "encodingFailed")
+        /// Stored bytes do not decode as the requested type (wrong type or damaged bytes).
+        public static let decodingFailed = Code(rawValue: "decodingFailed")
+        /// A stored value has no valid framing (empty, or its format byte is unknown to the archiver).
+        public static let corruptValue = Code(rawValue: "corruptValue")
+        /// A stored value's format byte names a format the archiver in use does not read (for
+        /// example a custom archiver's tag read back without that archiver).
+        public static let unknownFormat = Code(rawValue: "unknownFormat")
+        /// The path exists but is not a Larder store (another file, or another LMDB database).
+        public static let notAStore = Code(rawValue: "notAStore")
+        /// The store was written by a newer version of Larder whose format this version cannot read.
+        public static let newerFormatVersion = Code(rawValue: "newerFormatVersion")
+        /// The operating system refused access to the store's files (permissions, read-only file system).
+        public static let permissionDenied = Code(rawValue: "permissionDenied")
+        /// The map could not grow: see the error's message (the disk, or a transaction held open
+        /// on the writing thread).
+        public static let mapFull = Code(rawValue: "mapFull")
+        /// The disk is full.
+        public static let diskFull = Code(rawValue: "diskFull")
+        /// Every reader slot of the environment is in use, even after stale slots were cleared.
+        public static let readersFull = Code(rawValue: "readersFull")
+        /// LMDB reports that the data file is damaged.
+        public static let corrupted = Code(rawValue: "corrupted")
+        /// An input-output error from the operating system.
+        public static let io = Code(rawValue: "io")
+        /// The configuration is not valid (see the message).
+        public static let invalidConfiguration = Code(rawValue: "invalidConfiguration")
+        /// Any other LMDB failure; ``LarderError/lmdbCode`` holds LMDB's return code.
+        public static let lmdb = Code(rawValue: "lmdb")
+    }
+
+    /// What went wrong.
+    public var code: Code
+    /// A sentence a person can read, naming the problem and, where there is one, the way out.
+    public var message: String
+    /// The operation that failed, such as `"setObject"` or `"open"`.
+    public var operation: String?
+    /// The collection and key involved, if any.
+    public var index: YapDB.Index?
+    /// The file or directory involved, if any.
+    public var path: String?
+    /// LMDB's (or the operating system's `errno`) return code, if the failure came from there.
+    public var lmdbCode: Int32?
+    /// The error an archiver or the operating system threw, described, if any.
+    public var underlying: String?
+
+    /// Creates an error; Larder builds these, and your own archivers may too.
+    public init(
+        _ code: Code, _ message: String, operation: String? = nil, index: YapDB.Index? = nil,
+        path: String? = nil, lmdbCode: Int32? = nil, underlying: String? = nil
+    ) {
+        self.code = code
+        self.message = message
+        self.operation = operation
+        self.index = index
+        self.path = path
+        self.lmdbCode = lmdbCode
+        self.underlying = underlying
+    }
+
+    public var description: String {
+        var text = "LarderError.\(code): \(message)"
+        if let operation { text += " [operation: \(operation)]" }
+        if let path { text += " [path: \(path)]" }
+        if let lmdbCode { text += " [code: \(lmdbCode)]" }
+        if let underlying { text += " [cause: \(underlying)]" }
+        return text
+    }
+
+    /// The same error with more context filled in where it was missing.
+    func adding(operation: String? = nil, index: YapDB.Index? = nil, path: String? = nil) -> LarderError {
+        var copy = self
+        if copy.operation == nil { copy.operation = operation }
+        if copy.index == nil { copy.index = index }
+        if copy.path == nil { copy.path = path }
+        return copy
+    }
+}

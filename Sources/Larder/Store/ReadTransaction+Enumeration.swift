@@ -1,0 +1,283 @@
+import CLMDB
+
+/// Keys, enumeration and ranges.
+///
+/// Enumerations walk a collection in key order (UTF-8 bytes) with an LMDB cursor, within the
+/// bounds of a ``KeyRange``. A `where` filter sees each key before its value is decoded, so
+/// skipped keys cost no decoding. Set the closure's `stop` argument to `true` to end early.
+///
+/// Modifying the store from inside an enumeration's closure stops the program with a message:
+/// collect what to change first, then change it.
+extension ReadTransaction {
+    /// Walks the entries of `dbi` whose storage keys lie in `collection` and `range`, calling
+    /// `body` with the key part (after `collection ‖ 0x00`) and the stored value, until it
+    /// returns `false`.
+    final func walk(
+        _ dbi: MDB_dbi, collection: String, range: KeyRange, operation: String,
+        _ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> Bool
+    ) throws {
+        checkActive()
+        try StorageKey.validate(collection: collection, operation: operation)
+        let prefix = StorageKey.prefix(of: collection)
+        var lower = prefix
+        if let from = range.from { lower = Self.greater(lower, prefix + Array(from.utf8)) }
+        if let start = range.prefix { lower = Self.greater(lower, prefix + Array(start.utf8)) }
+        var upper = prefix
+        upper[upper.count - 1] = 1  // the first key after the collection: collection ‖ 0x01
+        if let to = range.to { upper = Self.lesser(upper, prefix + Array(to.utf8)) }
+        if let start = range.prefix, let successor = KeyRange.successor(of: Array(start.utf8)) {
+            upper = Self.lesser(upper, prefix + successor)
+        }
+        for bound in [lower, upper] where bound.count > maxKeySize {
+            throw LarderError(.keyTooLong, "a range bound is longer than the key limit of \(maxKeySize) bytes", operation: operation)
+        }
+        guard lower.lexicographicallyPrecedes(upper) else { return }
+        let limit = range.limit ?? Int.max
+        guard limit > 0 else { return }
+        enumerationDepth += 1
+        defer { enumerationDepth -= 1 }
+        try lmdb.withCursor(dbi) { cursor in
+            var visited = 0
+            if range.reversed {
+                var entry = try upper.withUnsafeBytes { try cursor.seek(atLeast: $0) } != nil ? try cursor.previous() : try cursor.last()
+                while let (key, value) = entry, !key.lexicographicallyPrecedes(lower) {
+                    visited += 1
+                    guard try body(UnsafeRawBufferPointer(rebasing: key[prefix.count...]), value), visited < limit else { return }
+                    entry = try cursor.previous()
+                }
+            } else {
+                var entry = try lower.withUnsafeBytes { try cursor.seek(atLeast: $0) }
+                while let (key, value) = entry, key.lexicographicallyPrecedes(upper) {
+                    visited += 1
+                    guard try body(UnsafeRawBufferPointer(rebasing: key[prefix.count...]), value), visited < limit else { return }
+                    entry = try cursor.next()
+                }
+            }
+        }
+    }
+
+    private static func greater(_ a: [UInt8], _ b: [UInt8]) -> [UInt8] { a.lexicographicallyPrecedes(b) ? b : a }
+    private static func lesser(_ a: [UInt8], _ b: [UInt8]) -> [UInt8] { a.lexicographicallyPrecedes(b) ? a : b }
+
+    /// Frames and filters for the typed enumerations: `nil` when the filter skips the key.
+    private final func framed(_ value: UnsafeRawBufferPointer, operation: String, collection: String, key: String) throws -> (UnsafeRawBufferPointer, ArchiveFormat) {
+        guard let tag = value.first else {
+            throw LarderError(.corruptValue, "the stored value is empty (it has no format byte)", operation: operation, index: YapDB.Index(collection: collection, key: key))
+        }
+        return (UnsafeRawBufferPointer(rebasing: value[1...]), ArchiveFormat(rawValue: tag))
+    }
+
+    // MARK: Keys
+
+    /// The keys of `collection` within `range`, in order.
+    /// - Complexity: O(log n + k) for k keys returned.
+    /// - Throws: ``LarderError`` for an invalid collection name or over-long bounds.
+    public final func keys(inCollection collection: String, range: KeyRange = .all) throws -> [String] {
+        var keys: [String] = []
+        try walk(lmdb.databases.objects, collection: collection, range: range, operation: "keys") { key, _ in
+            keys.append(String(decoding: key, as: UTF8.self))
+            return true
+        }
+        return keys
+    }
+
+    /// Calls `body` with each key of `collection` within `range`, in order.
+    /// - Throws: what `body` throws, or ``LarderError`` as ``keys(inCollection:range:)``.
+    public final func enumerateKeys(inCollection collection: String, range: KeyRange = .all, _ body: (_ key: String, _ stop: inout Bool) throws -> Void) throws {
+        try walk(lmdb.databases.objects, collection: collection, range: range, operation: "enumerateKeys") { key, _ in
+            var stop = false
+            try body(String(decoding: key, as: UTF8.self), &stop)
+            return !stop
+        }
+    }
+
+    /// Calls `body` with the index of every object in the store, in storage order (collections
+    /// by name, keys within each).
+    /// - Throws: what `body` throws, or a ``LarderError`` from LMDB.
+    public final func enumerateKeysInAllCollections(_ body: (_ index: YapDB.Index, _ stop: inout Bool) throws -> Void) throws {
+        checkActive()
+        enumerationDepth += 1
+        defer { enumerationDepth -= 1 }
+        try lmdb.withCursor(lmdb.databases.objects) { cursor in
+            var entry = try cursor.first()
+            while let (key, _) = entry {
+                var stop = false
+                try body(StorageKey.index(from: key), &stop)
+                if stop { return }
+                entry = try cursor.next()
+            }
+        }
+    }
+
+    // MARK: Objects
+
+    /// Calls `body` with each key and object of `collection` within `range` that `filter`
+    /// accepts, decoding with `archiver`. The filter runs before decoding.
+    /// - Throws: what `body` throws, or ``LarderError`` for an invalid collection or a value
+    ///   that does not decode.
+    public final func enumerateObjects<A: Archiver>(
+        inCollection collection: String, archiver: A, range: KeyRange = .all, where filter: ((String) -> Bool)? = nil,
+        _ body: (_ key: String, _ object: A.Value, _ stop: inout Bool) throws -> Void
+    ) throws {
+        try walk(lmdb.databases.objects, collection: collection, range: range, operation: "enumerateObjects") { keyBytes, value in
+            let key = String(decoding: keyBytes, as: UTF8.self)
+            if let filter, !filter(key) { return true }
+            let (payload, format) = try framed(value, operation: "enumerateObjects", collection: collection, key: key)
+            let object = try unarchive(payload, format: format, with: archiver, operation: "enumerateObjects", collection: collection, key: key)
+            var stop = false
+            try body(key, object, &stop)
+            return !stop
+        }
+    }
+
+    /// Calls `body` with each key and object of `collection`; see
+    /// ``enumerateObjects(inCollection:archiver:range:where:_:)``.
+    public final func enumerateObjects<T: Saveable>(
+        inCollection collection: String, as type: T.Type = T.self, range: KeyRange = .all, where filter: ((String) -> Bool)? = nil,
+        _ body: (_ key: String, _ object: T, _ stop: inout Bool) throws -> Void
+    ) throws {
+        try enumerateObjects(inCollection: collection, archiver: archiver(T.self, in: collection, fallback: T.archiver), range: range, where: filter, body)
+    }
+
+    /// Calls `body` with each key and object of `collection`; see
+    /// ``enumerateObjects(inCollection:archiver:range:where:_:)``.
+    @_disfavoredOverload
+    public final func enumerateObjects<T: Codable>(
+        inCollection collection: String, as type: T.Type = T.self, range: KeyRange = .all, where filter: ((String) -> Bool)? = nil,
+        _ body: (_ key: String, _ object: T, _ stop: inout Bool) throws -> Void
+    ) throws {
+        try enumerateObjects(inCollection: collection, archiver: archiver(T.self, in: collection, fallback: MessagePackArchiver<T>()), range: range, where: filter, body)
+    }
+
+    /// The objects of `collection` within `range` that `filter` accepts, with their keys, in order.
+    /// - Throws: as ``enumerateObjects(inCollection:archiver:range:where:_:)``.
+    public final func objects<T: Saveable>(inCollection collection: String, as type: T.Type = T.self, range: KeyRange = .all, where filter: ((String) -> Bool)? = nil) throws -> [(key: String, object: T)] {
+        var found: [(key: String, object: T)] = []
+        try enumerateObjects(inCollection: collection, as: T.self, range: range, where: filter) { key, object, _ in found.append((key, object)) }
+        return found
+    }
+
+    /// The objects of `collection` within `range` that `filter` accepts, with their keys, in order.
+    /// - Throws: as ``enumerateObjects(inCollection:archiver:range:where:_:)``.
+    @_disfavoredOverload
+    public final func objects<T: Codable>(inCollection collection: String, as type: T.Type = T.self, range: KeyRange = .all, where filter: ((String) -> Bool)? = nil) throws -> [(key: String, object: T)] {
+        var found: [(key: String, object: T)] = []
+        try enumerateObjects(inCollection: collection, as: T.self, range: range, where: filter) { key, object, _ in found.append((key, object)) }
+        return found
+    }
+
+    /// Calls `body` with every object of type `T` in the collections `collections` (every key
+    /// of each, in order) whose index `filter` accepts. The filter runs before decoding.
+    /// - Throws: as ``enumerateObjects(inCollection:archiver:range:where:_:)``.
+    @_disfavoredOverload
+    public final func enumerateObjects<T: Codable>(
+        inCollections collections: some Sequence<String>, as type: T.Type = T.self, where filter: ((YapDB.Index) -> Bool)? = nil,
+        _ body: (_ index: YapDB.Index, _ object: T, _ stop: inout Bool) throws -> Void
+    ) throws {
+        for collection in collections {
+            var stopped = false
+            try enumerateObjects(inCollection: collection, as: T.self, where: filter.map { f in { f(YapDB.Index(collection: collection, key: $0)) } }) { key, object, stop in
+                try body(YapDB.Index(collection: collection, key: key), object, &stop)
+                stopped = stop
+            }
+            if stopped { return }
+        }
+    }
+
+    /// Calls `body` with every object of type `T` in the collections `collections`; see the
+    /// `Codable` form.
+    public final func enumerateObjects<T: Saveable>(
+        inCollections collections: some Sequence<String>, as type: T.Type = T.self, where filter: ((YapDB.Index) -> Bool)? = nil,
+        _ body: (_ index: YapDB.Index, _ object: T, _ stop: inout Bool) throws -> Void
+    ) throws {
+        for collection in collections {
+            var stopped = false
+            try enumerateObjects(inCollection: collection, as: T.self, where: filter.map { f in { f(YapDB.Index(collection: collection, key: $0)) } }) { key, object, stop in
+                try body(YapDB.Index(collection: collection, key: key), object, &stop)
+                stopped = stop
+            }
+            if stopped { return }
+        }
+    }
+
+    // MARK: Metadata and rows
+
+    /// Calls `body` with each key and metadata value of `collection` that has metadata, within
+    /// `range`; the filter runs before decoding. Objects are not read.
+    /// - Throws: as ``enumerateObjects(inCollection:archiver:range:where:_:)``.
+    public final func enumerateMetadata<M: Codable>(
+        inCollection collection: String, as type: M.Type = M.self, range: KeyRange = .all, where filter: ((String) -> Bool)? = nil,
+        _ body: (_ key: String, _ metadata: M, _ stop: inout Bool) throws -> Void
+    ) throws {
+        let archiver = metadataArchiver(M.self, in: collection)
+        try walk(lmdb.databases.metadata, collection: collection, range: range, operation: "enumerateMetadata") { keyBytes, value in
+            let key = String(decoding: keyBytes, as: UTF8.self)
+            if let filter, !filter(key) { return true }
+            let (payload, format) = try framed(value, operation: "enumerateMetadata", collection: collection, key: key)
+            let metadata = try unarchive(payload, format: format, with: archiver, operation: "enumerateMetadata", collection: collection, key: key)
+            var stop = false
+            try body(key, metadata, &stop)
+            return !stop
+        }
+    }
+
+    /// Calls `body` with each key, object and metadata (`nil` where there is none) of
+    /// `collection` within `range`; the filter runs before decoding.
+    /// - Throws: as ``enumerateObjects(inCollection:archiver:range:where:_:)``.
+    @_disfavoredOverload
+    public final func enumerateRows<T: Codable, M: Codable>(
+        inCollection collection: String, as type: T.Type = T.self, metadata metadataType: M.Type = M.self, range: KeyRange = .all,
+        where filter: ((String) -> Bool)? = nil, _ body: (_ key: String, _ object: T, _ metadata: M?, _ stop: inout Bool) throws -> Void
+    ) throws {
+        try enumerateRows(inCollection: collection, objectArchiver: archiver(T.self, in: collection, fallback: MessagePackArchiver<T>()),
+                          metadataArchiver: metadataArchiver(M.self, in: collection), range: range, where: filter, body)
+    }
+
+    /// Calls `body` with each key, object and metadata of `collection`; see the `Codable` form.
+    public final func enumerateRows<T: Saveable, M: Codable>(
+        inCollection collection: String, as type: T.Type = T.self, metadata metadataType: M.Type = M.self, range: KeyRange = .all,
+        where filter: ((String) -> Bool)? = nil, _ body: (_ key: String, _ object: T, _ metadata: M?, _ stop: inout Bool) throws -> Void
+    ) throws {
+        try enumerateRows(inCollection: collection, objectArchiver: archiver(T.self, in: collection, fallback: T.archiver),
+                          metadataArchiver: metadataArchiver(M.self, in: collection), range: range, where: filter, body)
+    }
+
+    private final func enumerateRows<A: Archiver, B: Archiver>(
+        inCollection collection: String, objectArchiver: A, metadataArchiver: B, range: KeyRange,
+        where filter: ((String) -> Bool)?, _ body: (String, A.Value, B.Value?, inout Bool) throws -> Void
+    ) throws {
+        let metadataDatabase = lmdb.databases.metadata
+        let prefix = StorageKey.prefix(of: collection)
+        try walk(lmdb.databases.objects, collection: collection, range: range, operation: "enumerateRows") { keyBytes, value in
+            let key = String(decoding: keyBytes, as: UTF8.self)
+            if let filter, !filter(key) { return true }
+            let (payload, format) = try framed(value, operation: "enumerateRows", collection: collection, key: key)
+            let object = try unarchive(payload, format: format, with: objectArchiver, operation: "enumerateRows", collection: collection, key: key)
+            let storageKey = prefix + keyBytes
+            var metadata: B.Value?
+            if let stored = try storageKey.withUnsafeBytes({ try lmdb.get(metadataDatabase, key: $0) }) {
+                let (payload, format) = try framed(stored, operation: "enumerateRows", collection: collection, key: key)
+                metadata = try unarchive(payload, format: format, with: metadataArchiver, operation: "enumerateRows", collection: collection, key: key)
+            }
+            var stop = false
+            try body(key, object, metadata, &stop)
+            return !stop
+        }
+    }
+}
+
+extension KeyRange {
+    /// The smallest byte string greater than every string that starts with `prefix`, or `nil`
+    /// when there is none (the prefix is empty or all 0xFF).
+    static func successor(of prefix: [UInt8]) -> [UInt8]? {
+        var bytes = prefix
+        while let last = bytes.last {
+            if last < 0xFF {
+                bytes[bytes.count - 1] = last + 1
+                return bytes
+            }
+            bytes.removeLast()
+        }
+        return nil
+    }
+}

@@ -1,0 +1,145 @@
+/// Typed reads of objects and metadata.
+///
+/// Each read comes in two forms that differ only in where the archiver comes from: types that
+/// are ``Saveable`` use their own archiver; other `Codable` types use ``MessagePackArchiver``. In
+/// both, an archiver registered for the collection (``Database/register(_:forCollection:)``) wins.
+/// The `archiver:` forms take the archiver explicitly.
+extension ReadTransaction {
+    /// The archiver for `T` in `collection`: the registered one, else `fallback`.
+    @inline(__always)
+    final func archiver<T>(_ type: T.Type, in collection: String, fallback: @autoclosure () -> any Archiver<T>) -> any Archiver<T> {
+        database.archivers.archiver(for: collection, T.self) ?? fallback()
+    }
+
+    // MARK: Objects
+
+    /// The object at (`collection`, `key`), read with `archiver`, or `nil` if there is none.
+    /// - Throws: ``LarderError`` for an invalid collection or key (``LarderError/Code/emptyKey``,
+    ///   ``LarderError/Code/keyTooLong``, ``LarderError/Code/invalidCollection``), or stored bytes
+    ///   that do not decode (``LarderError/Code/decodingFailed``, ``LarderError/Code/unknownFormat``,
+    ///   ``LarderError/Code/corruptValue``).
+    public final func object<A: Archiver>(forKey key: String, inCollection collection: String, archiver: A) throws -> A.Value? {
+        try withStoredValue(\.objects, collection: collection, key: key, operation: "object") { payload, format in
+            try unarchive(payload, format: format, with: archiver, operation: "object", collection: collection, key: key)
+        }
+    }
+
+    /// The object at (`collection`, `key`), or `nil` if there is none.
+    ///
+    /// ```swift
+    /// let product = try txn.object(forKey: "p1", inCollection: "products", as: Product.self)
+    /// ```
+    /// - Throws: as ``object(forKey:inCollection:archiver:)``.
+    public final func object<T: Saveable>(forKey key: String, inCollection collection: String, as type: T.Type = T.self) throws -> T? {
+        try object(forKey: key, inCollection: collection, archiver: archiver(T.self, in: collection, fallback: T.archiver))
+    }
+
+    /// The object at (`collection`, `key`), or `nil` if there is none.
+    /// - Throws: as ``object(forKey:inCollection:archiver:)``.
+    @_disfavoredOverload
+    public final func object<T: Codable>(forKey key: String, inCollection collection: String, as type: T.Type = T.self) throws -> T? {
+        try object(forKey: key, inCollection: collection, archiver: archiver(T.self, in: collection, fallback: MessagePackArchiver<T>()))
+    }
+
+    /// The object at `index`, or `nil` if there is none.
+    /// - Throws: as ``object(forKey:inCollection:archiver:)``.
+    public final func object<T: Saveable>(at index: YapDB.Index, as type: T.Type = T.self) throws -> T? {
+        try object(forKey: index.key, inCollection: index.collection, as: T.self)
+    }
+
+    /// The object at `index`, or `nil` if there is none.
+    /// - Throws: as ``object(forKey:inCollection:archiver:)``.
+    @_disfavoredOverload
+    public final func object<T: Codable>(at index: YapDB.Index, as type: T.Type = T.self) throws -> T? {
+        try object(forKey: index.key, inCollection: index.collection, as: T.self)
+    }
+
+    /// The objects stored under `keys` in `collection`, by key; keys with no object are absent.
+    /// - Throws: as ``object(forKey:inCollection:archiver:)``.
+    public final func objects<T: Saveable>(forKeys keys: some Sequence<String>, inCollection collection: String, as type: T.Type = T.self) throws -> [String: T] {
+        var found: [String: T] = [:]
+        for key in keys { found[key] = try object(forKey: key, inCollection: collection, as: T.self) }
+        return found
+    }
+
+    /// The objects stored under `keys` in `collection`, by key; keys with no object are absent.
+    /// - Throws: as ``object(forKey:inCollection:archiver:)``.
+    @_disfavoredOverload
+    public final func objects<T: Codable>(forKeys keys: some Sequence<String>, inCollection collection: String, as type: T.Type = T.self) throws -> [String: T] {
+        var found: [String: T] = [:]
+        for key in keys { found[key] = try object(forKey: key, inCollection: collection, as: T.self) }
+        return found
+    }
+
+    // MARK: Metadata
+
+    /// The metadata at (`collection`, `key`), read with `archiver`, or `nil` if there is none.
+    /// Reading metadata never reads or decodes the object.
+    /// - Throws: as ``object(forKey:inCollection:archiver:)``.
+    public final func metadata<A: Archiver>(forKey key: String, inCollection collection: String, archiver: A) throws -> A.Value? {
+        try withStoredValue(\.metadata, collection: collection, key: key, operation: "metadata") { payload, format in
+            try unarchive(payload, format: format, with: archiver, operation: "metadata", collection: collection, key: key)
+        }
+    }
+
+    /// The metadata at (`collection`, `key`), or `nil` if there is none.
+    /// - Throws: as ``object(forKey:inCollection:archiver:)``.
+    public final func metadata<M: Saveable>(forKey key: String, inCollection collection: String, as type: M.Type = M.self) throws -> M? {
+        try metadata(forKey: key, inCollection: collection, archiver: archiver(M.self, in: collection, fallback: M.archiver))
+    }
+
+    /// The metadata at (`collection`, `key`), or `nil` if there is none.
+    /// - Throws: as ``object(forKey:inCollection:archiver:)``.
+    @_disfavoredOverload
+    public final func metadata<M: Codable>(forKey key: String, inCollection collection: String, as type: M.Type = M.self) throws -> M? {
+        try metadata(forKey: key, inCollection: collection, archiver: archiver(M.self, in: collection, fallback: MessagePackArchiver<M>()))
+    }
+
+    /// The metadata at `index`, or `nil` if there is none.
+    /// - Throws: as ``object(forKey:inCollection:archiver:)``.
+    public final func metadata<M: Saveable>(at index: YapDB.Index, as type: M.Type = M.self) throws -> M? {
+        try metadata(forKey: index.key, inCollection: index.collection, as: M.self)
+    }
+
+    /// The metadata at `index`, or `nil` if there is none.
+    /// - Throws: as ``object(forKey:inCollection:archiver:)``.
+    @_disfavoredOverload
+    public final func metadata<M: Codable>(at index: YapDB.Index, as type: M.Type = M.self) throws -> M? {
+        try metadata(forKey: index.key, inCollection: index.collection, as: M.self)
+    }
+
+    // MARK: Rows (object and metadata)
+
+    /// The object and metadata at (`collection`, `key`), or `nil` if there is no object.
+    ///
+    /// Metadata here is any `Codable` type (one that is also ``Saveable`` uses its own archiver);
+    /// read metadata of a type that is only `Saveable` with ``metadata(forKey:inCollection:as:)-(_,_,M.Type)``.
+    /// - Throws: as ``object(forKey:inCollection:archiver:)``.
+    public final func row<T: Saveable, M: Codable>(forKey key: String, inCollection collection: String, as type: T.Type = T.self, metadata metadataType: M.Type = M.self) throws -> (object: T, metadata: M?)? {
+        guard let object = try object(forKey: key, inCollection: collection, as: T.self) else { return nil }
+        return (object, try metadata(forKey: key, inCollection: collection, archiver: metadataArchiver(M.self, in: collection)))
+    }
+
+    /// The object and metadata at (`collection`, `key`), or `nil` if there is no object.
+    /// - Throws: as ``object(forKey:inCollection:archiver:)``.
+    @_disfavoredOverload
+    public final func row<T: Codable, M: Codable>(forKey key: String, inCollection collection: String, as type: T.Type = T.self, metadata metadataType: M.Type = M.self) throws -> (object: T, metadata: M?)? {
+        guard let object = try object(forKey: key, inCollection: collection, as: T.self) else { return nil }
+        return (object, try metadata(forKey: key, inCollection: collection, archiver: metadataArchiver(M.self, in: collection)))
+    }
+
+    /// The archiver of a `Codable` metadata type: registered, else its own if it is also
+    /// ``Saveable`` (so that it reads what the `Saveable` overloads wrote), else MessagePack.
+    final func metadataArchiver<M: Codable>(_ type: M.Type, in collection: String) -> any Archiver<M> {
+        archiver(M.self, in: collection, fallback: ArchiverLookup.codable(M.self))
+    }
+}
+
+/// Archiver choice that static overloads cannot make.
+enum ArchiverLookup {
+    /// A `Codable` type's archiver: its own when it is also ``Saveable``, else MessagePack.
+    static func codable<T: Codable>(_ type: T.Type) -> any Archiver<T> {
+        if let saveable = T.self as? any Saveable.Type, let own = saveable.archiver as? any Archiver<T> { return own }
+        return MessagePackArchiver<T>()
+    }
+}

@@ -1,0 +1,148 @@
+/// A read-only view of the store, consistent as of the moment it began.
+///
+/// You get one inside ``Database/read(_:)-(ReadTransaction)->R`` and, as a
+/// ``ReadWriteTransaction``, inside writes, where every read also sees the writes made so far.
+/// Missing values read as `nil`, never as errors.
+///
+/// A transaction belongs to its closure: it is not `Sendable`, and using it after the closure
+/// returns stops the program with a message that names the misuse.
+public class ReadTransaction {
+    let lmdb: LMDBTransaction
+    let database: Database
+    var isActive = true
+    /// Enumerations in progress; writes are refused while one runs (they would move its cursor).
+    var enumerationDepth = 0
+
+    init(_ lmdb: LMDBTransaction, database: Database) {
+        self.lmdb = lmdb
+        self.database = database
+    }
+
+    @inline(__always)
+    final func checkActive() {
+        precondition(isActive, "Larder misuse: a transaction was used after its closure returned. Transactions live only inside read { } and write { }.")
+    }
+
+    @inline(__always)
+    final var maxKeySize: Int { lmdb.environment.maxKeySize }
+
+    // MARK: Raw access
+
+    /// Calls `body` with the stored bytes of a value, framing byte removed, straight from the
+    /// memory map, and returns its result; `nil` when there is no such value.
+    ///
+    /// - Warning: The buffer is lent, not given: it is valid only inside `body` and must not be
+    ///   stored or returned.
+    final func withStoredValue<R>(
+        _ dbi: (Environment.Databases) -> UInt32, collection: String, key: String, operation: String,
+        _ body: (_ payload: UnsafeRawBufferPointer, _ format: ArchiveFormat) throws -> R
+    ) throws -> R? {
+        checkActive()
+        let index = YapDB.Index(collection: collection, key: key)
+        do {
+            return try StorageKey.with(collection: collection, key: key, maxKeySize: maxKeySize, operation: operation) { storageKey in
+                guard let stored = try lmdb.get(dbi(lmdb.databases), key: storageKey) else { return nil }
+                guard let tag = stored.first else {
+                    throw LarderError(.corruptValue, "the stored value is empty (it has no format byte)", operation: operation, index: index)
+                }
+                return try body(UnsafeRawBufferPointer(rebasing: stored[1...]), ArchiveFormat(rawValue: tag))
+            }
+        } catch let error as LarderError {
+            throw error.adding(operation: operation, index: index)
+        }
+    }
+
+    /// Decodes `payload` with `archiver`, turning its failures into ``LarderError``s with context.
+    @inline(__always)
+    final func unarchive<A: Archiver>(
+        _ payload: UnsafeRawBufferPointer, format: ArchiveFormat, with archiver: A, operation: String,
+        collection: String, key: String
+    ) throws -> A.Value {
+        do {
+            return try archiver.unarchive(payload, format: format)
+        } catch let error as LarderError {
+            throw error.adding(operation: operation, index: YapDB.Index(collection: collection, key: key))
+        } catch {
+            throw LarderError(
+                .decodingFailed, "the stored bytes do not decode as \(A.Value.self) (format \(format))",
+                operation: operation, index: YapDB.Index(collection: collection, key: key), underlying: String(describing: error))
+        }
+    }
+
+    /// The stored bytes of the object at (`collection`, `key`) and their format, copied out of
+    /// the map; `nil` when there is none. Useful for tools that show any value.
+    /// - Throws: ``LarderError`` for an invalid collection or key, or a damaged stored value.
+    public final func storedObject(forKey key: String, inCollection collection: String) throws -> (format: ArchiveFormat, bytes: [UInt8])? {
+        try withStoredValue(\.objects, collection: collection, key: key, operation: "storedObject") { ($1, [UInt8]($0)) }
+    }
+
+    /// The stored bytes of the metadata at (`collection`, `key`) and their format; `nil` when none.
+    /// - Throws: ``LarderError`` for an invalid collection or key, or a damaged stored value.
+    public final func storedMetadata(forKey key: String, inCollection collection: String) throws -> (format: ArchiveFormat, bytes: [UInt8])? {
+        try withStoredValue(\.metadata, collection: collection, key: key, operation: "storedMetadata") { ($1, [UInt8]($0)) }
+    }
+
+    // MARK: Existence and counts
+
+    /// Whether an object is stored at (`collection`, `key`).
+    /// - Throws: ``LarderError`` for an invalid collection or key.
+    public final func hasObject(forKey key: String, inCollection collection: String) throws -> Bool {
+        checkActive()
+        return try StorageKey.with(collection: collection, key: key, maxKeySize: maxKeySize, operation: "hasObject") { storageKey in
+            try lmdb.get(lmdb.databases.objects, key: storageKey) != nil
+        }
+    }
+
+    /// The number of keys in `collection`.
+    /// - Complexity: O(1): counts are kept per collection.
+    /// - Throws: ``LarderError`` for an invalid collection name.
+    public final func numberOfKeys(inCollection collection: String) throws -> Int {
+        checkActive()
+        try StorageKey.validate(collection: collection, operation: "numberOfKeys")
+        return try storedCount(of: collection) + pendingCountChange(of: collection)
+    }
+
+    /// The number of keys across all collections.
+    /// - Complexity: O(1).
+    public final func numberOfKeysInAllCollections() throws -> Int {
+        checkActive()
+        return try lmdb.count(lmdb.databases.objects)
+    }
+
+    /// The number of collections that hold at least one key.
+    /// - Complexity: O(1) in a read transaction; O(collections changed) inside a write.
+    public final func numberOfCollections() throws -> Int {
+        checkActive()
+        return try collections().count
+    }
+
+    /// The names of the collections that hold at least one key, in storage (UTF-8 byte) order.
+    /// - Complexity: O(collections).
+    public final func collections() throws -> [String] {
+        checkActive()
+        var names: [String] = []
+        try lmdb.withCursor(lmdb.databases.collections) { cursor in
+            var entry = try cursor.first()
+            while let (key, _) = entry {
+                let name = String(decoding: key, as: UTF8.self)
+                if try storedCount(of: name) + pendingCountChange(of: name) > 0 { names.append(name) }
+                entry = try cursor.next()
+            }
+        }
+        names.append(contentsOf: try pendingNewCollections())
+        return names.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+    }
+
+    final func storedCount(of collection: String) throws -> Int {
+        guard let stored = try lmdb.get(lmdb.databases.collections, key: collection), stored.count == 8 else { return 0 }
+        return Int(UInt64(bigEndian: stored.loadUnaligned(as: UInt64.self)))
+    }
+
+    /// Uncommitted change of a collection's count (overridden by write transactions).
+    func pendingCountChange(of collection: String) -> Int { 0 }
+    /// Collections that have keys only through uncommitted writes (overridden by write transactions).
+    func pendingNewCollections() throws -> [String] { [] }
+}
+
+@available(*, unavailable, message: "A transaction belongs to its closure; pass values out, not the transaction.")
+extension ReadTransaction: Sendable {}

@@ -1,0 +1,333 @@
+/// A transaction that reads and writes. Everything it does is committed together when its
+/// closure returns, or not at all.
+///
+/// Every read of ``ReadTransaction`` works here too and sees this transaction's own writes.
+public final class ReadWriteTransaction: ReadTransaction {
+    /// Reused for every value archived in this transaction.
+    private var valueBuffer: [UInt8] = []
+    /// Changes of collection counts not yet written to the `collections` database.
+    private var countChanges: [String: Int] = [:]
+    /// What this transaction changed, recorded for the changeset of its commit.
+    private(set) var changes = ChangeRecord()
+
+    override init(_ lmdb: LMDBTransaction, database: Database) {
+        super.init(lmdb, database: database)
+    }
+
+    var isRolledBack: Bool { lmdb.attempt?.rolledBack ?? false }
+
+    @inline(__always)
+    private func checkWritable() {
+        checkActive()
+        precondition(enumerationDepth == 0, "Larder misuse: the store was modified inside an enumeration. Collect the keys first, then change them after the enumeration.")
+        precondition(!isRolledBack, "Larder misuse: a write transaction was used after rollback().")
+    }
+
+    /// Abandons everything this transaction wrote: nothing is committed when the closure
+    /// returns. The closure should return soon after; any further write stops the program.
+    public func rollback() {
+        checkActive()
+        lmdb.attempt?.rolledBack = true
+    }
+
+    // MARK: Storing
+
+    /// Archives `value` (with its framing byte) and stores it at `storageKey` in `dbi`.
+    /// Returns whether an entry was there before.
+    private func store<A: Archiver>(_ value: A.Value, with archiver: A, in dbi: UInt32, at storageKey: UnsafeRawBufferPointer, index: @autoclosure () -> YapDB.Index, operation: String) throws -> Bool {
+        valueBuffer.removeAll(keepingCapacity: true)
+        valueBuffer.append(archiver.format.rawValue)
+        do {
+            try archiver.archive(value, into: &valueBuffer)
+        } catch let error as LarderError {
+            throw error.adding(operation: operation, index: index())
+        } catch {
+            throw LarderError(.encodingFailed, "the value of type \(A.Value.self) could not be archived", operation: operation, index: index(), underlying: String(describing: error))
+        }
+        return try valueBuffer.withUnsafeBytes { bytes in
+            do {
+                try lmdb.put(dbi, key: storageKey, value: bytes, flags: MDBFlags.noOverwrite)
+                return false
+            } catch let error as LarderError where error.lmdbCode == MDBFlags.keyExists {
+                try lmdb.put(dbi, key: storageKey, value: bytes)
+                return true
+            }
+        }
+    }
+
+    /// Sets the object and, when `metadataArchiver` is given, the metadata; without it the
+    /// metadata is removed (YapDatabase's rule for `setObject`).
+    private func set<A: Archiver, B: Archiver>(_ object: A.Value, with archiver: A, metadata: B.Value?, metadataArchiver: B, forKey key: String, inCollection collection: String) throws {
+        checkWritable()
+        let operation = "setObject"
+        let index = YapDB.Index(collection: collection, key: key)
+        do {
+            try StorageKey.with(collection: collection, key: key, maxKeySize: maxKeySize, operation: operation) { storageKey in
+                let existed = try store(object, with: archiver, in: lmdb.databases.objects, at: storageKey, index: index, operation: operation)
+                if !existed { countChanges[collection, default: 0] += 1 }
+                changes.object(index, existed ? .updated : .inserted)
+                if let metadata {
+                    let had = try store(metadata, with: metadataArchiver, in: lmdb.databases.metadata, at: storageKey, index: index, operation: operation)
+                    changes.metadata(index, had ? .updated : .inserted)
+                } else if try lmdb.delete(lmdb.databases.metadata, key: storageKey) {
+                    changes.metadata(index, .removed)
+                }
+            }
+        } catch let error as LarderError {
+            throw error.adding(operation: operation, index: index)
+        }
+    }
+
+    /// Stores `object` at (`collection`, `key`) with `archiver`, replacing any object there, and
+    /// sets the metadata to `metadata` (removing it when `nil`).
+    /// - Throws: ``LarderError`` for an invalid collection or key (``LarderError/Code/emptyKey``,
+    ///   ``LarderError/Code/keyTooLong``, ``LarderError/Code/invalidCollection``), a value that
+    ///   does not archive (``LarderError/Code/encodingFailed``), or a failure of LMDB. The store
+    ///   is unchanged by a call that throws.
+    public func setObject<A: Archiver, B: Archiver>(_ object: A.Value, forKey key: String, inCollection collection: String, archiver: A, metadata: B.Value?, metadataArchiver: B) throws {
+        try set(object, with: archiver, metadata: metadata, metadataArchiver: metadataArchiver, forKey: key, inCollection: collection)
+    }
+
+    /// Stores `object` at (`collection`, `key`), replacing any object there and **removing any
+    /// metadata** there (use ``replaceObject(_:forKey:inCollection:)-(T,_,_)`` to keep it).
+    ///
+    /// ```swift
+    /// try db.write { try $0.setObject(Product(id: "p1", name: "Hammer"), forKey: "p1", inCollection: "products") }
+    /// ```
+    /// - Throws: as ``setObject(_:forKey:inCollection:archiver:metadata:metadataArchiver:)``.
+    public func setObject<T: Saveable>(_ object: T, forKey key: String, inCollection collection: String) throws {
+        try set(object, with: archiver(T.self, in: collection, fallback: T.archiver), metadata: nil as [UInt8]?, metadataArchiver: RawBytesArchiver(), forKey: key, inCollection: collection)
+    }
+
+    /// Stores `object` at (`collection`, `key`), replacing any object there and **removing any
+    /// metadata** there.
+    /// - Throws: as ``setObject(_:forKey:inCollection:archiver:metadata:metadataArchiver:)``.
+    @_disfavoredOverload
+    public func setObject<T: Codable>(_ object: T, forKey key: String, inCollection collection: String) throws {
+        try set(object, with: archiver(T.self, in: collection, fallback: MessagePackArchiver<T>()), metadata: nil as [UInt8]?, metadataArchiver: RawBytesArchiver(), forKey: key, inCollection: collection)
+    }
+
+    /// Stores `object` and `metadata` at (`collection`, `key`), replacing what was there; a
+    /// `nil` metadata removes the stored one.
+    ///
+    /// Metadata is any `Codable` type (one that is also ``Saveable`` uses its own archiver).
+    /// - Throws: as ``setObject(_:forKey:inCollection:archiver:metadata:metadataArchiver:)``.
+    public func setObject<T: Saveable, M: Codable>(_ object: T, forKey key: String, inCollection collection: String, metadata: M?) throws {
+        try set(object, with: archiver(T.self, in: collection, fallback: T.archiver), metadata: metadata, metadataArchiver: metadataArchiver(M.self, in: collection), forKey: key, inCollection: collection)
+    }
+
+    /// Stores `object` and `metadata` at (`collection`, `key`), replacing what was there; a
+    /// `nil` metadata removes the stored one.
+    /// - Throws: as ``setObject(_:forKey:inCollection:archiver:metadata:metadataArchiver:)``.
+    @_disfavoredOverload
+    public func setObject<T: Codable, M: Codable>(_ object: T, forKey key: String, inCollection collection: String, metadata: M?) throws {
+        try set(object, with: archiver(T.self, in: collection, fallback: MessagePackArchiver<T>()), metadata: metadata, metadataArchiver: metadataArchiver(M.self, in: collection), forKey: key, inCollection: collection)
+    }
+
+    // MARK: Replacing one half
+
+    /// Replaces the object at (`collection`, `key`) if there is one, leaving its metadata alone.
+    /// - Returns: `false` (and stores nothing) when there is no object there.
+    /// - Throws: as ``setObject(_:forKey:inCollection:archiver:metadata:metadataArchiver:)``.
+    @discardableResult
+    public func replaceObject<A: Archiver>(_ object: A.Value, forKey key: String, inCollection collection: String, archiver: A) throws -> Bool {
+        try replace(object, with: archiver, in: \.objects, forKey: key, inCollection: collection, operation: "replaceObject")
+    }
+
+    /// Replaces the object at (`collection`, `key`) if there is one, leaving its metadata alone.
+    /// - Returns: `false` (and stores nothing) when there is no object there.
+    /// - Throws: as ``setObject(_:forKey:inCollection:archiver:metadata:metadataArchiver:)``.
+    @discardableResult
+    public func replaceObject<T: Saveable>(_ object: T, forKey key: String, inCollection collection: String) throws -> Bool {
+        try replaceObject(object, forKey: key, inCollection: collection, archiver: archiver(T.self, in: collection, fallback: T.archiver))
+    }
+
+    /// Replaces the object at (`collection`, `key`) if there is one, leaving its metadata alone.
+    /// - Returns: `false` (and stores nothing) when there is no object there.
+    /// - Throws: as ``setObject(_:forKey:inCollection:archiver:metadata:metadataArchiver:)``.
+    @discardableResult @_disfavoredOverload
+    public func replaceObject<T: Codable>(_ object: T, forKey key: String, inCollection collection: String) throws -> Bool {
+        try replaceObject(object, forKey: key, inCollection: collection, archiver: archiver(T.self, in: collection, fallback: MessagePackArchiver<T>()))
+    }
+
+    /// Replaces the metadata at (`collection`, `key`) if there is an object there, leaving the
+    /// object alone; `nil` removes the metadata.
+    /// - Returns: `false` (and stores nothing) when there is no object there.
+    /// - Throws: as ``setObject(_:forKey:inCollection:archiver:metadata:metadataArchiver:)``.
+    @discardableResult
+    public func replaceMetadata<A: Archiver>(_ metadata: A.Value?, forKey key: String, inCollection collection: String, archiver: A) throws -> Bool {
+        guard let metadata else { return try removeMetadata(forKey: key, inCollection: collection) }
+        return try replace(metadata, with: archiver, in: \.metadata, forKey: key, inCollection: collection, operation: "replaceMetadata")
+    }
+
+    /// Replaces the metadata at (`collection`, `key`) if there is an object there; `nil` removes it.
+    /// - Returns: `false` (and stores nothing) when there is no object there.
+    /// - Throws: as ``setObject(_:forKey:inCollection:archiver:metadata:metadataArchiver:)``.
+    @discardableResult
+    public func replaceMetadata<M: Saveable>(_ metadata: M?, forKey key: String, inCollection collection: String) throws -> Bool {
+        try replaceMetadata(metadata, forKey: key, inCollection: collection, archiver: archiver(M.self, in: collection, fallback: M.archiver))
+    }
+
+    /// Replaces the metadata at (`collection`, `key`) if there is an object there; `nil` removes it.
+    /// - Returns: `false` (and stores nothing) when there is no object there.
+    /// - Throws: as ``setObject(_:forKey:inCollection:archiver:metadata:metadataArchiver:)``.
+    @discardableResult @_disfavoredOverload
+    public func replaceMetadata<M: Codable>(_ metadata: M?, forKey key: String, inCollection collection: String) throws -> Bool {
+        try replaceMetadata(metadata, forKey: key, inCollection: collection, archiver: archiver(M.self, in: collection, fallback: MessagePackArchiver<M>()))
+    }
+
+    private func replace<A: Archiver>(_ value: A.Value, with archiver: A, in half: (Environment.Databases) -> UInt32, forKey key: String, inCollection collection: String, operation: String) throws -> Bool {
+        checkWritable()
+        let index = YapDB.Index(collection: collection, key: key)
+        do {
+            return try StorageKey.with(collection: collection, key: key, maxKeySize: maxKeySize, operation: operation) { storageKey in
+                guard try lmdb.get(lmdb.databases.objects, key: storageKey) != nil else { return false }
+                let dbi = half(lmdb.databases)
+                let existed = try store(value, with: archiver, in: dbi, at: storageKey, index: index, operation: operation)
+                if dbi == lmdb.databases.objects {
+                    changes.object(index, .updated)
+                } else {
+                    changes.metadata(index, existed ? .updated : .inserted)
+                }
+                return true
+            }
+        } catch let error as LarderError {
+            throw error.adding(operation: operation, index: index)
+        }
+    }
+
+    /// Removes the metadata at (`collection`, `key`), leaving the object.
+    /// - Returns: whether there was metadata to remove.
+    /// - Throws: ``LarderError`` for an invalid collection or key, or a failure of LMDB.
+    @discardableResult
+    public func removeMetadata(forKey key: String, inCollection collection: String) throws -> Bool {
+        checkWritable()
+        let index = YapDB.Index(collection: collection, key: key)
+        let removed = try StorageKey.with(collection: collection, key: key, maxKeySize: maxKeySize, operation: "removeMetadata") { storageKey in
+            try lmdb.delete(lmdb.databases.metadata, key: storageKey)
+        }
+        if removed { changes.metadata(index, .removed) }
+        return removed
+    }
+
+    // MARK: Touching
+
+    /// Marks the object at (`collection`, `key`) as changed without changing it, so that the
+    /// commit's changeset lists it (views and observers then treat it as updated).
+    /// - Returns: `false` when there is no object there.
+    /// - Throws: ``LarderError`` for an invalid collection or key.
+    @discardableResult
+    public func touchObject(forKey key: String, inCollection collection: String) throws -> Bool {
+        checkWritable()
+        guard try hasObject(forKey: key, inCollection: collection) else { return false }
+        changes.object(YapDB.Index(collection: collection, key: key), .updated)
+        return true
+    }
+
+    /// Marks the metadata at (`collection`, `key`) as changed without changing it.
+    /// - Returns: `false` when there is no object there.
+    /// - Throws: ``LarderError`` for an invalid collection or key.
+    @discardableResult
+    public func touchMetadata(forKey key: String, inCollection collection: String) throws -> Bool {
+        checkWritable()
+        guard try hasObject(forKey: key, inCollection: collection) else { return false }
+        changes.metadata(YapDB.Index(collection: collection, key: key), .updated)
+        return true
+    }
+
+    // MARK: Removing
+
+    /// Removes the object and metadata at (`collection`, `key`).
+    /// - Returns: whether there was an object to remove.
+    /// - Throws: ``LarderError`` for an invalid collection or key, or a failure of LMDB.
+    @discardableResult
+    public func removeObject(forKey key: String, inCollection collection: String) throws -> Bool {
+        checkWritable()
+        let index = YapDB.Index(collection: collection, key: key)
+        do {
+            return try StorageKey.with(collection: collection, key: key, maxKeySize: maxKeySize, operation: "removeObject") { storageKey in
+                guard try lmdb.delete(lmdb.databases.objects, key: storageKey) else { return false }
+                countChanges[collection, default: 0] -= 1
+                changes.object(index, .removed)
+                if try lmdb.delete(lmdb.databases.metadata, key: storageKey) { changes.metadata(index, .removed) }
+                return true
+            }
+        } catch let error as LarderError {
+            throw error.adding(operation: "removeObject", index: index)
+        }
+    }
+
+    /// Removes the objects and metadata at `keys` in `collection`.
+    /// - Returns: how many objects there were to remove.
+    /// - Throws: as ``removeObject(forKey:inCollection:)``; on a throw, the keys before the
+    ///   failing one are removed in this transaction (throw out of the closure to undo them).
+    @discardableResult
+    public func removeObjects(forKeys keys: some Sequence<String>, inCollection collection: String) throws -> Int {
+        var removed = 0
+        for key in keys where try removeObject(forKey: key, inCollection: collection) { removed += 1 }
+        return removed
+    }
+
+    /// Removes every object and metadata value of `collection`.
+    /// - Complexity: O(k log n) for the k keys of the collection.
+    /// - Throws: ``LarderError`` for an invalid collection name, or a failure of LMDB.
+    public func removeAllObjects(inCollection collection: String) throws {
+        checkWritable()
+        try StorageKey.validate(collection: collection, operation: "removeAllObjects")
+        let prefix = StorageKey.prefix(of: collection)
+        var removed = 0
+        for dbi in [lmdb.databases.objects, lmdb.databases.metadata] {
+            // Seek afresh after each delete: never step a cursor across its own deletions.
+            try lmdb.withCursor(dbi) { cursor in
+                while let (key, _) = try prefix.withUnsafeBytes({ try cursor.seek(atLeast: $0) }), key.starts(with: prefix) {
+                    try cursor.deleteCurrent()
+                    if dbi == lmdb.databases.objects { removed += 1 }
+                }
+            }
+        }
+        if removed > 0 {
+            countChanges[collection, default: 0] -= removed
+            changes.clearedCollections.insert(collection)
+        }
+    }
+
+    /// Removes everything: every object and metadata value of every collection.
+    /// - Throws: a ``LarderError`` from LMDB.
+    public func removeAllObjectsInAllCollections() throws {
+        checkWritable()
+        try lmdb.empty(lmdb.databases.objects)
+        try lmdb.empty(lmdb.databases.metadata)
+        try lmdb.empty(lmdb.databases.collections)
+        countChanges.removeAll()
+        changes.removedEverything()
+    }
+
+    // MARK: Counts
+
+    override func pendingCountChange(of collection: String) -> Int {
+        countChanges[collection] ?? 0
+    }
+
+    override func pendingNewCollections() throws -> [String] {
+        var names: [String] = []
+        for (name, change) in countChanges where change > 0 {
+            if try storedCount(of: name) == 0 { names.append(name) }
+        }
+        return names
+    }
+
+    /// Writes the collection counts; runs just before the commit.
+    func finish() throws {
+        for (collection, change) in countChanges where change != 0 {
+            let count = try storedCount(of: collection) + change
+            if count > 0 {
+                var stored = UInt64(count).bigEndian
+                try withUnsafeBytes(of: &stored) { try lmdb.put(lmdb.databases.collections, key: collection, value: $0) }
+            } else {
+                var name = collection
+                try name.withUTF8 { _ = try lmdb.delete(lmdb.databases.collections, key: UnsafeRawBufferPointer($0)) }
+            }
+        }
+        countChanges.removeAll()
+    }
+}

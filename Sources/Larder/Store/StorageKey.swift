@@ -1,0 +1,59 @@
+/// Builds `collection ‖ 0x00 ‖ key`, the key of the `objects` and `metadata` databases, on the
+/// stack, after checking the rules of DESIGN.md (no NUL in a collection, no empty key, at most
+/// LMDB's key size).
+enum StorageKey {
+    static func validate(collection: String, key: String, maxKeySize: Int, operation: String) throws(LarderError) {
+        if key.isEmpty {
+            throw LarderError(.emptyKey, "keys may not be empty", operation: operation, index: YapDB.Index(collection: collection, key: key))
+        }
+        try validate(collection: collection, operation: operation)
+        let length = collection.utf8.count + 1 + key.utf8.count
+        if length > maxKeySize {
+            throw LarderError(
+                .keyTooLong,
+                "collection and key take \(length) bytes stored; the limit is \(maxKeySize) (UTF-8 bytes of collection + 1 + key)",
+                operation: operation, index: YapDB.Index(collection: collection, key: key))
+        }
+    }
+
+    static func validate(collection: String, operation: String) throws(LarderError) {
+        if collection.utf8.contains(0) {
+            throw LarderError(.invalidCollection, "collection names may not contain NUL (0x00)", operation: operation)
+        }
+    }
+
+    /// Calls `body` with the storage key of (`collection`, `key`).
+    @inline(__always)
+    static func with<R>(
+        collection: String, key: String, maxKeySize: Int, operation: String,
+        _ body: (UnsafeRawBufferPointer) throws -> R
+    ) throws -> R {
+        try validate(collection: collection, key: key, maxKeySize: maxKeySize, operation: operation)
+        let length = collection.utf8.count + 1 + key.utf8.count
+        return try withUnsafeTemporaryAllocation(byteCount: length, alignment: 1) { buffer in
+            var offset = 0
+            for byte in collection.utf8 { buffer[offset] = byte; offset += 1 }
+            buffer[offset] = 0
+            offset += 1
+            for byte in key.utf8 { buffer[offset] = byte; offset += 1 }
+            return try body(UnsafeRawBufferPointer(buffer))
+        }
+    }
+
+    /// The storage-key prefix of every key in `collection`: `collection ‖ 0x00`.
+    static func prefix(of collection: String) -> [UInt8] {
+        var bytes = Array(collection.utf8)
+        bytes.append(0)
+        return bytes
+    }
+
+    /// Splits a storage key into its index.
+    static func index(from bytes: UnsafeRawBufferPointer) -> YapDB.Index {
+        guard let separator = bytes.firstIndex(of: 0) else {
+            return YapDB.Index(collection: "", key: String(decoding: bytes, as: UTF8.self))
+        }
+        return YapDB.Index(
+            collection: String(decoding: UnsafeRawBufferPointer(rebasing: bytes[..<separator]), as: UTF8.self),
+            key: String(decoding: UnsafeRawBufferPointer(rebasing: bytes[(separator + 1)...]), as: UTF8.self))
+    }
+}

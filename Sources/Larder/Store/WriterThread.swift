@@ -1,0 +1,67 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The one thread that runs a database's asynchronous writes, so that waiting for LMDB's write
+/// lock never blocks a thread of Swift's cooperative pool. Jobs run in the order they arrive.
+final class WriterThread: @unchecked Sendable {  // queue state guarded by `lock`
+    typealias Job = @Sendable () -> Void
+
+    private let lock = ConditionLock()
+    private var jobs: [Job] = []
+    private var started = false
+    private var stopping = false
+
+    /// Queues `job`, starting the thread on first use.
+    func enqueue(_ job: @escaping Job) {
+        lock.lock()
+        jobs.append(job)
+        if !started {
+            started = true
+            start()
+        }
+        lock.broadcast()
+        lock.unlock()
+    }
+
+    /// Lets the thread end once the queued jobs have run.
+    func stop() {
+        lock.withLock {
+            stopping = true
+            lock.broadcast()
+        }
+    }
+
+    private func start() {
+        let context = Unmanaged.passRetained(self).toOpaque()
+        var thread = pthread_t()
+        let rc = pthread_create(&thread, nil, { context in
+            #if canImport(Darwin)
+            let writer = Unmanaged<WriterThread>.fromOpaque(context).takeRetainedValue()
+            #else
+            let writer = Unmanaged<WriterThread>.fromOpaque(context!).takeRetainedValue()
+            #endif
+            writer.run()
+            return nil
+        }, context)
+        precondition(rc == 0, "Larder: could not start the writer thread (pthread_create: \(rc))")
+        pthread_detach(thread)
+    }
+
+    private func run() {
+        while true {
+            lock.lock()
+            while jobs.isEmpty && !stopping { lock.wait() }
+            if jobs.isEmpty && stopping {
+                lock.unlock()
+                return
+            }
+            let batch = jobs
+            jobs.removeAll()
+            lock.unlock()
+            for job in batch { job() }
+        }
+    }
+}
