@@ -53,6 +53,13 @@ enum EnvironmentRegistry {
     /// The number of environments open in this process (for tests).
     static var openCount: Int { lock.withLock { entries.count } }
 
+    /// How many `Database`s of this process have the store at `path` open (for tests and tools).
+    static func openCount(path: String) -> Int {
+        let layout = FileLayout(path: path, singleFile: FileIdentity.isRegularFile(path))
+        guard let identity = FileIdentity(path: layout.dataFile) else { return 0 }
+        return lock.withLock { entries[identity]?.users ?? 0 }
+    }
+
     private static func makeDirectory(_ path: String, configuration: Database.Configuration) throws {
         if FileIdentity.isDirectory(path) { return }
         // Directories need the search bit wherever the files are readable.

@@ -124,7 +124,8 @@ public class ReadTransaction {
         try lmdb.withCursor(lmdb.databases.collections) { cursor in
             var entry = try cursor.first()
             while let (key, _) = entry {
-                let name = String(decoding: key, as: UTF8.self)
+                // Keys are `collection ‖ 0x00`, so that the empty collection has a non-empty key.
+                let name = String(decoding: UnsafeRawBufferPointer(rebasing: key.dropLast()), as: UTF8.self)
                 if try storedCount(of: name) + pendingCountChange(of: name) > 0 { names.append(name) }
                 entry = try cursor.next()
             }
@@ -134,7 +135,8 @@ public class ReadTransaction {
     }
 
     final func storedCount(of collection: String) throws -> Int {
-        guard let stored = try lmdb.get(lmdb.databases.collections, key: collection), stored.count == 8 else { return 0 }
+        let key = StorageKey.prefix(of: collection)
+        guard let stored = try key.withUnsafeBytes({ try lmdb.get(lmdb.databases.collections, key: $0) }), stored.count == 8 else { return 0 }
         return Int(UInt64(bigEndian: stored.loadUnaligned(as: UInt64.self)))
     }
 

@@ -320,12 +320,14 @@ public final class ReadWriteTransaction: ReadTransaction {
     func finish() throws {
         for (collection, change) in countChanges where change != 0 {
             let count = try storedCount(of: collection) + change
+            let key = StorageKey.prefix(of: collection)
             if count > 0 {
-                var stored = UInt64(count).bigEndian
-                try withUnsafeBytes(of: &stored) { try lmdb.put(lmdb.databases.collections, key: collection, value: $0) }
+                let stored = UInt64(count).bigEndian
+                try key.withUnsafeBytes { key in
+                    try withUnsafeBytes(of: stored) { try lmdb.put(lmdb.databases.collections, key: key, value: $0) }
+                }
             } else {
-                var name = collection
-                try name.withUTF8 { _ = try lmdb.delete(lmdb.databases.collections, key: UnsafeRawBufferPointer($0)) }
+                try key.withUnsafeBytes { _ = try lmdb.delete(lmdb.databases.collections, key: $0) }
             }
         }
         countChanges.removeAll()
