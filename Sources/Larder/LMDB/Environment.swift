@@ -276,6 +276,9 @@ final class Environment: @unchecked Sendable {  // the handle is used under LMDB
 
     /// Grows ahead of need, so that most writes never hit `MDB_MAP_FULL` at all.
     private func growIfNearlyFull() throws(LarderError) {
+        // A thread that holds a transaction cannot wait for a resize; only a real MDB_MAP_FULL
+        // makes that an error.
+        guard ThreadState.current.liveTransactions == 0 else { return }
         let usage = mapUsage()
         if usage.used > usage.mapSize / 4 * 3 { try grow() }
     }

@@ -3,8 +3,10 @@
 ///
 /// Every read of ``ReadTransaction`` works here too and sees this transaction's own writes.
 public final class ReadWriteTransaction: ReadTransaction {
-    /// Reused for every value archived in this transaction.
+    /// Reused for every object archived in this transaction.
     private var valueBuffer: [UInt8] = []
+    /// Reused for metadata, archived before anything is stored so that a failure stores nothing.
+    private var metadataBuffer: [UInt8] = []
     /// Changes of collection counts not yet written to the `collections` database.
     private var countChanges: [String: Int] = [:]
     /// What this transaction changed, recorded for the changeset of its commit.
@@ -32,19 +34,22 @@ public final class ReadWriteTransaction: ReadTransaction {
 
     // MARK: Storing
 
-    /// Archives `value` (with its framing byte) and stores it at `storageKey` in `dbi`.
-    /// Returns whether an entry was there before.
-    private func store<A: Archiver>(_ value: A.Value, with archiver: A, in dbi: UInt32, at storageKey: UnsafeRawBufferPointer, index: @autoclosure () -> YapDB.Index, operation: String) throws -> Bool {
-        valueBuffer.removeAll(keepingCapacity: true)
-        valueBuffer.append(archiver.format.rawValue)
+    /// Archives `value` with its framing byte into `buffer` (emptied first).
+    private func archive<A: Archiver>(_ value: A.Value, with archiver: A, into buffer: inout [UInt8], index: @autoclosure () -> YapDB.Index, operation: String) throws {
+        buffer.removeAll(keepingCapacity: true)
+        buffer.append(archiver.format.rawValue)
         do {
-            try archiver.archive(value, into: &valueBuffer)
+            try archiver.archive(value, into: &buffer)
         } catch let error as LarderError {
             throw error.adding(operation: operation, index: index())
         } catch {
             throw LarderError(.encodingFailed, "the value of type \(A.Value.self) could not be archived", operation: operation, index: index(), underlying: String(describing: error))
         }
-        return try valueBuffer.withUnsafeBytes { bytes in
+    }
+
+    /// Stores `bytes` at `storageKey` in `dbi`; returns whether an entry was there before.
+    private func put(_ bytes: [UInt8], in dbi: UInt32, at storageKey: UnsafeRawBufferPointer) throws -> Bool {
+        try bytes.withUnsafeBytes { bytes in
             do {
                 try lmdb.put(dbi, key: storageKey, value: bytes, flags: MDBFlags.noOverwrite)
                 return false
@@ -63,11 +68,13 @@ public final class ReadWriteTransaction: ReadTransaction {
         let index = YapDB.Index(collection: collection, key: key)
         do {
             try StorageKey.with(collection: collection, key: key, maxKeySize: maxKeySize, operation: operation) { storageKey in
-                let existed = try store(object, with: archiver, in: lmdb.databases.objects, at: storageKey, index: index, operation: operation)
+                try archive(object, with: archiver, into: &valueBuffer, index: index, operation: operation)
+                if let metadata { try archive(metadata, with: metadataArchiver, into: &metadataBuffer, index: index, operation: operation) }
+                let existed = try put(valueBuffer, in: lmdb.databases.objects, at: storageKey)
                 if !existed { countChanges[collection, default: 0] += 1 }
                 changes.object(index, existed ? .updated : .inserted)
-                if let metadata {
-                    let had = try store(metadata, with: metadataArchiver, in: lmdb.databases.metadata, at: storageKey, index: index, operation: operation)
+                if metadata != nil {
+                    let had = try put(metadataBuffer, in: lmdb.databases.metadata, at: storageKey)
                     changes.metadata(index, had ? .updated : .inserted)
                 } else if try lmdb.delete(lmdb.databases.metadata, key: storageKey) {
                     changes.metadata(index, .removed)
@@ -183,7 +190,8 @@ public final class ReadWriteTransaction: ReadTransaction {
             return try StorageKey.with(collection: collection, key: key, maxKeySize: maxKeySize, operation: operation) { storageKey in
                 guard try lmdb.get(lmdb.databases.objects, key: storageKey) != nil else { return false }
                 let dbi = half(lmdb.databases)
-                let existed = try store(value, with: archiver, in: dbi, at: storageKey, index: index, operation: operation)
+                try archive(value, with: archiver, into: &valueBuffer, index: index, operation: operation)
+                let existed = try put(valueBuffer, in: dbi, at: storageKey)
                 if dbi == lmdb.databases.objects {
                     changes.object(index, .updated)
                 } else {

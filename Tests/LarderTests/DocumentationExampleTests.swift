@@ -1,0 +1,59 @@
+import Foundation
+import Testing
+import Larder
+
+/// The code samples of README.md and Documentation/GettingStarted.md, kept compiling and running.
+@Suite("Documentation examples")
+struct DocumentationExampleTests {
+    struct Product: Codable, Persistable {
+        static let collection = "products"
+        var id: String
+        var name: String
+        var price: Double
+    }
+
+    struct Stock: Codable { var count: Int }
+
+    @Test func readmeExample() async throws {
+        let directory = TemporaryDirectory()
+        let db = try Database(path: directory.file("shop"))
+
+        try await db.write { txn in
+            try txn.write(Product(id: "p1", name: "Hammer", price: 24), metadata: Stock(count: 4))
+            try txn.setObject(Product(id: "p2", name: "Saw", price: 31.5), forKey: "p2", inCollection: "products")
+        }
+
+        let hammer = try await db.read { try $0.read(Product.self, key: "p1") }
+        let stock = try await db.read { try $0.metadata(forKey: "p1", inCollection: "products", as: Stock.self) }
+        let keys = try await db.read { try $0.keys(inCollection: "products", range: .prefix("p")) }
+
+        let total = try await db.write { txn in
+            try txn.removeObject(forKey: "p2", inCollection: "products")
+            return try txn.numberOfKeys(inCollection: "products")
+        }
+
+        #expect(hammer?.name == "Hammer")
+        #expect(stock?.count == 4)
+        #expect(keys == ["p1", "p2"])
+        #expect(total == 1)
+    }
+
+    struct Note: Codable, Persistable {
+        static let collection = "notes"
+        var id: String
+        var text: String
+    }
+
+    @Test func gettingStarted() throws {
+        let directory = TemporaryDirectory()
+        let db = try Database(path: directory.file("store"))
+        try db.write { txn in
+            try txn.write(Note(id: "n1", text: "Buy nails"))
+        }
+        let note = try db.read { try $0.read(Note.self, key: "n1") }
+        try db.write { try $0.setObject(42, forKey: "answer", inCollection: "settings") }
+        let answer = try db.read { try $0.object(forKey: "answer", inCollection: "settings", as: Int.self) }
+        #expect(note?.text == "Buy nails")
+        #expect(answer == 42)
+    }
+}
