@@ -1,1 +1,111 @@
-print("helper")
+// larder-test-helper: a second process for the tests in Tests/LarderTests/ProcessTests.swift and
+// BadInputTests.swift. Each command prints what it did on stdout and exits 0 on success, 1 when the
+// behaviour under test was not what the command expects, 2 on a usage error.
+//
+//   larder-test-helper open-as-nobody <path>
+//       Drops privileges to uid/gid 65534 (nobody) when running as root, then opens
+//       `Database(path:)`. Prints the LarderError code (or "opened"); exits 0 exactly when the
+//       open threw `.permissionDenied`.
+//
+//   larder-test-helper grow <path> <megabytes>
+//       Opens the store with a 1 MiB initial map and writes <megabytes> MiB of 64 KiB values
+//       into collection "grown" (keys "g00000"...), 1 MiB per transaction, so the map must
+//       grow in this process. Each value is `helperPattern(index:)`. Prints the number of values.
+
+import Larder
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The bytes of value `index` written by `grow` (the tests compute the same bytes).
+func helperPattern(index: Int, count: Int) -> [UInt8] {
+    var bytes = [UInt8](repeating: 0, count: count)
+    for position in 0..<count {
+        bytes[position] = UInt8(truncatingIfNeeded: index &* 31 &+ position &* 7 &+ (position >> 8))
+    }
+    return bytes
+}
+
+func writeStandardError(_ text: String) {
+    var text = text
+    text.withUTF8 { bytes in _ = write(2, bytes.baseAddress, bytes.count) }
+}
+
+func fail(_ message: String, status: Int32 = 1) -> Never {
+    writeStandardError("larder-test-helper: " + message + "\n")
+    exit(status)
+}
+
+func dropPrivileges() {
+    guard getuid() == 0 else { return }
+    let nobody: UInt32 = 65534
+    guard setgroups(0, nil) == 0 else { fail("setgroups failed: errno \(errno)") }
+    guard setgid(nobody) == 0 else { fail("setgid failed: errno \(errno)") }
+    guard setuid(nobody) == 0 else { fail("setuid failed: errno \(errno)") }
+    guard getuid() == nobody, geteuid() == nobody else { fail("still privileged after setuid") }
+}
+
+func openAsNobody(path: String) -> Never {
+    dropPrivileges()
+    do {
+        let db = try Database(path: path)
+        _ = db
+        print("opened")
+        exit(1)
+    } catch let error as LarderError {
+        print(error.code.rawValue)
+        writeStandardError("larder-test-helper: \(error)\n")
+        exit(error.code == .permissionDenied ? 0 : 1)
+    } catch {
+        print("other")
+        fail("unexpected error: \(error)")
+    }
+}
+
+func grow(path: String, megabytes: Int) -> Never {
+    var configuration = Database.Configuration()
+    configuration.initialMapSize = 1 << 20
+    configuration.durability = .noMetaSync
+    let valueSize = 64 << 10
+    let perTransaction = (1 << 20) / valueSize
+    do {
+        let db = try Database(path: path, configuration: configuration)
+        let total = megabytes * perTransaction
+        var next = 0
+        while next < total {
+            let start = next
+            let end = min(total, start + perTransaction)
+            try db.write { txn in
+                for index in start..<end {
+                    try txn.setObject(helperPattern(index: index, count: valueSize), forKey: key(index), inCollection: "grown")
+                }
+            }
+            next = end
+        }
+        let stored = try db.read { try $0.numberOfKeys(inCollection: "grown") }
+        guard stored == total else { fail("wrote \(total) values but the store holds \(stored)") }
+        print(total)
+        exit(0)
+    } catch {
+        fail("grow failed: \(error)")
+    }
+}
+
+func key(_ index: Int) -> String {
+    let digits = String(index)
+    return "g" + String(repeating: "0", count: max(0, 5 - digits.count)) + digits
+}
+
+let arguments = CommandLine.arguments
+guard arguments.count >= 2 else { fail("usage: larder-test-helper <command> ...", status: 2) }
+switch arguments[1] {
+case "open-as-nobody" where arguments.count == 3:
+    openAsNobody(path: arguments[2])
+case "grow" where arguments.count == 4:
+    guard let megabytes = Int(arguments[3]), megabytes > 0 else { fail("grow: bad size", status: 2) }
+    grow(path: arguments[2], megabytes: megabytes)
+default:
+    fail("unknown command or wrong arguments: \(arguments.dropFirst().joined(separator: " "))", status: 2)
+}

@@ -65,6 +65,12 @@ final class Environment: @unchecked Sendable {  // the handle is used under LMDB
         }
         let lockFile = layout.singleFile ? path + "-lock" : path + "/lock.mdb"
         let lockExisted = FileIdentity.exists(lockFile)
+        let dataExisted = FileIdentity.exists(layout.dataFile)
+        // A failed open must leave what was there as it was: remove the files LMDB created.
+        func removeCreatedFiles() {
+            if !lockExisted { unlink(lockFile) }
+            if !dataExisted { unlink(layout.dataFile) }
+        }
         do {
             try LMDBResult.check(mdb_env_set_maxreaders(env, UInt32(configuration.maxReaders)), "mdb_env_set_maxreaders", path: path)
             try LMDBResult.check(mdb_env_set_maxdbs(env, 256), "mdb_env_set_maxdbs", path: path)
@@ -72,8 +78,7 @@ final class Environment: @unchecked Sendable {  // the handle is used under LMDB
             try LMDBResult.check(mdb_env_open(env, path, flags, mode_t(configuration.fileMode)), "open", path: path)
         } catch {
             mdb_env_close(env)
-            // A failed open must leave what was there as it was: remove the lock file LMDB created.
-            if !lockExisted { unlink(lockFile) }
+            removeCreatedFiles()
             if error.lmdbCode == ENOTDIR || error.lmdbCode == EISDIR {
                 throw LarderError(.notAStore, "the path is not a Larder store", operation: "open", path: path, lmdbCode: error.lmdbCode)
             }
@@ -90,6 +95,7 @@ final class Environment: @unchecked Sendable {  // the handle is used under LMDB
             try environment.openDatabases()
         } catch {
             environment.closeHandle()
+            removeCreatedFiles()
             throw error
         }
         environment.startSyncTimer()
@@ -307,6 +313,12 @@ final class Environment: @unchecked Sendable {  // the handle is used under LMDB
 
     /// Adopts the larger map another process set (`MDB_MAP_RESIZED`).
     private func adoptMapSize() throws(LarderError) {
+        if ThreadState.current.liveTransactions > 0 {
+            throw LarderError(
+                .mapResized,
+                "another process grew the store's map, and this thread holds a transaction open on the old map, so the new size cannot be adopted until it ends; end the outer transaction and retry",
+                operation: "adoptMapSize", path: path)
+        }
         var failure: LarderError?
         _ = gate.exclusively {
             drainPool()

@@ -21,8 +21,13 @@ enum EnvironmentRegistry {
 
     /// Returns the open environment for `path`, opening it if no `Database` of this process has.
     static func acquire(path: String, configuration: Database.Configuration) throws -> Environment {
-        let singleFile = configuration.singleFile || FileIdentity.isRegularFile(path)
-        if !singleFile { try makeDirectory(path, configuration: configuration) }
+        let existingFile = FileIdentity.isRegularFile(path)
+        if existingFile && !configuration.singleFile && FileIdentity.size(path) == 0 {
+            // LMDB would turn an empty file into a store; only do that when asked to.
+            throw LarderError(.notAStore, "the path is an empty file; set Configuration.singleFile to make it a store", operation: "open", path: path)
+        }
+        let singleFile = configuration.singleFile || existingFile
+        let createdDirectory = singleFile ? false : try makeDirectory(path, configuration: configuration)
         let layout = FileLayout(path: path, singleFile: singleFile)
         lock.lock()
         defer { lock.unlock() }
@@ -31,7 +36,13 @@ enum EnvironmentRegistry {
             entries[identity] = entry
             return entry.environment
         }
-        let environment = try Environment.open(path: path, layout: layout, configuration: configuration)
+        let environment: Environment
+        do {
+            environment = try Environment.open(path: path, layout: layout, configuration: configuration)
+        } catch {
+            if createdDirectory { rmdir(path) }
+            throw error
+        }
         entries[environment.identity] = Entry(environment: environment, users: 1)
         return environment
     }
@@ -60,14 +71,17 @@ enum EnvironmentRegistry {
         return lock.withLock { entries[identity]?.users ?? 0 }
     }
 
-    private static func makeDirectory(_ path: String, configuration: Database.Configuration) throws {
-        if FileIdentity.isDirectory(path) { return }
+    /// Creates the store directory if missing; returns whether it did.
+    private static func makeDirectory(_ path: String, configuration: Database.Configuration) throws -> Bool {
+        if FileIdentity.isDirectory(path) { return false }
         // Directories need the search bit wherever the files are readable.
         let fileMode = configuration.fileMode
         let mode = mode_t(fileMode | ((fileMode & 0o444) >> 2))
-        if mkdir(path, mode) != 0 && errno != EEXIST {
+        if mkdir(path, mode) != 0 {
             let code = errno
+            if code == EEXIST { return false }
             throw LMDBResult.error(code, operation: "open", path: path)
         }
+        return true
     }
 }

@@ -45,6 +45,9 @@ public struct LarderError: Error, Sendable, CustomStringConvertible {
         /// The map could not grow: see the error's message (the disk, or a transaction held open
         /// on the writing thread).
         public static let mapFull = Code(rawValue: "mapFull")
+        /// Another process grew the map while this thread held a transaction open on the old
+        /// one, so a nested transaction cannot begin; end the outer transaction and retry.
+        public static let mapResized = Code(rawValue: "mapResized")
         /// The disk is full.
         public static let diskFull = Code(rawValue: "diskFull")
         /// Every reader slot of the environment is in use, even after stale slots were cleared.

@@ -88,8 +88,12 @@ public class ReadTransaction {
     /// - Throws: ``LarderError`` for an invalid collection or key.
     public final func hasObject(forKey key: String, inCollection collection: String) throws -> Bool {
         checkActive()
-        return try StorageKey.with(collection: collection, key: key, maxKeySize: maxKeySize, operation: "hasObject") { storageKey in
-            try lmdb.get(lmdb.databases.objects, key: storageKey) != nil
+        do {
+            return try StorageKey.with(collection: collection, key: key, maxKeySize: maxKeySize, operation: "hasObject") { storageKey in
+                try lmdb.get(lmdb.databases.objects, key: storageKey) != nil
+            }
+        } catch let error as LarderError {
+            throw error.adding(operation: "hasObject", index: YapDB.Index(collection: collection, key: key))
         }
     }
 

@@ -6,7 +6,9 @@ enum StorageKey {
         if key.isEmpty {
             throw LarderError(.emptyKey, "keys may not be empty", operation: operation, index: YapDB.Index(collection: collection, key: key))
         }
-        try validate(collection: collection, operation: operation)
+        if collection.utf8.contains(0) {
+            throw LarderError(.invalidCollection, "collection names may not contain NUL (0x00)", operation: operation, index: YapDB.Index(collection: collection, key: key))
+        }
         let length = collection.utf8.count + 1 + key.utf8.count
         if length > maxKeySize {
             throw LarderError(
