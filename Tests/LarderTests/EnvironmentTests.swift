@@ -43,6 +43,20 @@ struct EnvironmentTests {
         #expect(try db.read { try $0.object(forKey: "k", inCollection: "c", as: String.self) } == "v")
     }
 
+    @Test func emptyFileBecomesAStoreOnlyWhenAsked() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("empty")
+        #expect(FileManager.default.createFile(atPath: path, contents: Data()))
+        #expect { try Database(path: path) } throws: { ($0 as? LarderError)?.code == .notAStore }
+        #expect(FileIdentity.size(path) == 0)
+        #expect(!FileManager.default.fileExists(atPath: path + "-lock"))
+        var configuration = Database.Configuration()
+        configuration.singleFile = true
+        let db = try Database(path: path, configuration: configuration)
+        try db.write { try $0.setObject(1, forKey: "k", inCollection: "c") }
+        #expect(try db.read { try $0.object(forKey: "k", inCollection: "c", as: Int.self) } == 1)
+    }
+
     @Test func invalidConfigurationIsRefused() {
         let directory = TemporaryDirectory()
         var configuration = Database.Configuration()

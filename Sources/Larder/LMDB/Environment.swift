@@ -36,6 +36,10 @@ final class Environment: @unchecked Sendable {  // the handle is used under LMDB
     private var pool: [OpaquePointer] = []
     private static let poolLimit = 64
     private var syncTimer: DispatchSourceTimer?
+    /// Guards `closed`, so that a timer firing while the environment closes never syncs a
+    /// closed handle (cancelling a dispatch timer does not wait for a running handler).
+    private let closeLock = ConditionLock()
+    private var closed = false
     /// Counts map resizes done by this process (for tests and `info`).
     private(set) var resizeCount = 0
 
@@ -146,8 +150,12 @@ final class Environment: @unchecked Sendable {  // the handle is used under LMDB
         let nanoseconds = max(1_000_000, interval.components.seconds * 1_000_000_000 + interval.components.attoseconds / 1_000_000_000)
         let timer = DispatchSource.makeTimerSource(queue: DispatchQueue.global(qos: .utility))
         timer.schedule(deadline: .now() + .nanoseconds(Int(nanoseconds)), repeating: .nanoseconds(Int(nanoseconds)))
-        let handle = self.handle
-        timer.setEventHandler { mdb_env_sync(handle, 1) }
+        timer.setEventHandler { [weak self] in
+            guard let self else { return }
+            self.closeLock.withLock {
+                if !self.closed { mdb_env_sync(self.handle, 1) }
+            }
+        }
         timer.resume()
         syncTimer = timer
     }
@@ -167,7 +175,10 @@ final class Environment: @unchecked Sendable {  // the handle is used under LMDB
             for txn in pool { mdb_txn_abort(txn) }
             pool.removeAll()
         }
-        mdb_env_close(handle)
+        closeLock.withLock {
+            closed = true
+            mdb_env_close(handle)
+        }
     }
 
     // MARK: Read transactions
