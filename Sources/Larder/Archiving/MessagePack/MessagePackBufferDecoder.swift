@@ -1,0 +1,313 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// The `Decoder` that reads MessagePack in place from a borrowed buffer.
+///
+/// One instance serves a whole top-level decode: it always stands for the value
+/// at `valueOffset`, which `decodeNested` moves around the nested `init(from:)`
+/// calls. Keyed containers index their map once (key byte ranges and value
+/// offsets, kept in the shared `keyEntries` array so creating a container costs
+/// no allocation of its own) and compare keys as UTF-8 bytes.
+///
+/// The buffer is only borrowed: `invalidate()` forgets it when the top-level
+/// call returns, so a decoder or container that a type smuggled out of its
+/// `init(from:)` can only throw, never read freed memory.
+final class MessagePackBufferDecoder: Decoder {
+    /// Where one map entry sits. `keyLength` is -1 when the key is an integer.
+    /// Each keyed container's entries are preceded by one extra entry whose
+    /// `keyStart` holds the lookup hint: the entry after the last one found.
+    /// Keys are usually read in the order they were written, so lookups mostly
+    /// hit on the first comparison.
+    struct KeyEntry {
+        var keyStart: Int
+        var keyLength: Int
+        var valueStart: Int
+    }
+
+    /// Everything the decoder mutates. It lives behind a pointer because Swift
+    /// checks every access to a class's stored `var` at run time (exclusivity
+    /// enforcement), which is expensive on this hot path; accesses through a
+    /// pointer are not checked. The pointer is owned by this object.
+    private struct State {
+        var bytes: UnsafeRawBufferPointer
+        var codingPath: [any CodingKey]
+        /// Offset of the value this decoder currently stands for.
+        var valueOffset: Int
+        var depth: Int
+        var keyEntries: [KeyEntry] = []
+        /// Ends of the big containers, from validation (empty for small inputs).
+        var spans: [MessagePackContainerSpan]
+        /// Super decoders handed out; invalidated together with this one.
+        var children: [MessagePackBufferDecoder] = []
+    }
+
+    private let state: UnsafeMutablePointer<State>
+
+    private let sendableUserInfo: [CodingUserInfoKey: any Sendable]
+    lazy var userInfo: [CodingUserInfoKey: Any] = sendableUserInfo.mapValues { $0 }
+
+    var codingPath: [any CodingKey] { state.pointee.codingPath }
+    var bytes: UnsafeRawBufferPointer { state.pointee.bytes }
+    var reader: MessagePackReader { MessagePackReader(bytes: state.pointee.bytes) }
+
+    init(bytes: UnsafeRawBufferPointer, userInfo: [CodingUserInfoKey: any Sendable], spans: [MessagePackContainerSpan],
+         codingPath: [any CodingKey] = [], valueOffset: Int = 0, depth: Int = 0) {
+        state = UnsafeMutablePointer<State>.allocate(capacity: 1)
+        state.initialize(to: State(bytes: bytes, codingPath: codingPath, valueOffset: valueOffset, depth: depth, spans: spans))
+        sendableUserInfo = userInfo
+    }
+
+    deinit {
+        state.deinitialize(count: 1)
+        state.deallocate()
+    }
+
+    /// Forgets the borrowed buffer (here and in every super decoder handed out).
+    func invalidate() {
+        state.pointee.bytes = UnsafeRawBufferPointer(start: nil, count: 0)
+        state.pointee.keyEntries = []
+        state.pointee.spans = []
+        for child in state.pointee.children { child.invalidate() }
+        state.pointee.children = []
+    }
+
+    // MARK: Values
+
+    func decodeTopLevel<T: Decodable>(_ type: T.Type) throws -> T {
+        guard let kind = MessagePackScalarKind(T.self) else {
+            return try decodeNested(T.self, at: state.pointee.valueOffset, key: nil)
+        }
+        var offset = state.pointee.valueOffset
+        do throws(MessagePackReadError) {
+            return try MessagePackScalarDecoding.read(T.self, kind: kind, from: reader, at: &offset)
+        } catch {
+            throw error.decodingError(expecting: T.self, codingPath: codingPath)
+        }
+    }
+
+    /// Runs `T.init(from:)` with this decoder standing for the value at `offset`.
+    ///
+    /// `containerPath` is the coding path of the container the value is read
+    /// from. It normally equals the decoder's own path (so `key` is simply
+    /// pushed), but a container obtained from `nestedContainer` sits deeper, and
+    /// then its extra keys are pushed too for the duration of the call.
+    /// - Throws: `DecodingError.dataCorrupted` beyond the nesting limit, and
+    ///   whatever `T.init(from:)` throws.
+    func decodeNested<T: Decodable>(
+        _ type: T.Type, at offset: Int, key: (any CodingKey)?, containerPath: [any CodingKey]? = nil
+    ) throws -> T {
+        guard state.pointee.depth < MessagePackReader.maximumDepth else {
+            throw DecodingError.dataCorrupted(DecodingError.Context(
+                codingPath: (containerPath ?? codingPath) + (key.map { [$0] } ?? []),
+                debugDescription: "Decoding \(T.self) would nest more than \(MessagePackReader.maximumDepth) levels deep."))
+        }
+        let outerOffset = state.pointee.valueOffset
+        // Containers created while decoding this value die with it (unless a type
+        // smuggles one out, which then sees no keys), so their index entries are
+        // dropped afterwards and memory stays proportional to the nesting depth.
+        let outerEntryCount = state.pointee.keyEntries.count
+        var replacedPath: [any CodingKey]?
+        var pushedKeys = 0
+        if let key {
+            let ownCount = state.pointee.codingPath.count
+            if let containerPath, containerPath.count != ownCount {
+                if containerPath.count > ownCount {
+                    // A nested container: its path is this decoder's path plus the
+                    // nested keys, so only those are pushed (copying the whole path
+                    // for every element would cost the depth each time).
+                    state.pointee.codingPath.append(contentsOf: containerPath[ownCount...])
+                    pushedKeys = containerPath.count - ownCount
+                } else {
+                    // Only a container used outside the value that made it gets here.
+                    replacedPath = state.pointee.codingPath
+                    state.pointee.codingPath = Array(containerPath)
+                }
+            }
+            state.pointee.codingPath.append(key)
+            pushedKeys += 1
+        }
+        state.pointee.valueOffset = offset
+        state.pointee.depth += 1
+        defer {
+            state.pointee.valueOffset = outerOffset
+            state.pointee.depth -= 1
+            if let replacedPath {
+                state.pointee.codingPath = replacedPath
+            } else if pushedKeys > 0 && state.pointee.codingPath.count >= pushedKeys {
+                state.pointee.codingPath.removeLast(pushedKeys)
+            }
+            truncateKeyEntries(to: outerEntryCount)
+        }
+        return try T(from: self)
+    }
+
+    // MARK: Decoder
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
+        KeyedDecodingContainer(try makeKeyedContainer(Key.self, at: state.pointee.valueOffset, codingPath: codingPath))
+    }
+
+    func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
+        try makeUnkeyedContainer(at: state.pointee.valueOffset, codingPath: codingPath)
+    }
+
+    func singleValueContainer() throws -> any SingleValueDecodingContainer {
+        MessagePackSingleValueDecodingContainer(decoder: self, offset: state.pointee.valueOffset, codingPath: codingPath)
+    }
+
+    // MARK: Containers
+
+    func makeKeyedContainer<Key: CodingKey>(
+        _ type: Key.Type, at offset: Int, codingPath: [any CodingKey]
+    ) throws -> MessagePackKeyedDecodingContainer<Key> {
+        let reader = self.reader
+        var position = offset
+        let hintIndex = state.pointee.keyEntries.count
+        let firstEntry = hintIndex + 1
+        do throws(MessagePackReadError) {
+            let count = try reader.readMapHeader(at: &position)
+            // The header check guarantees 2 bytes per entry remain, so this is bounded
+            // by the input size; growing geometrically keeps many small maps linear.
+            let needed = firstEntry + count
+            if needed > state.pointee.keyEntries.capacity {
+                state.pointee.keyEntries.reserveCapacity(max(needed, 2 * state.pointee.keyEntries.capacity))
+            }
+            state.pointee.keyEntries.append(KeyEntry(keyStart: 0, keyLength: 0, valueStart: 0))
+            for _ in 0..<count {
+                let keyOffset = position
+                let format = try reader.byte(at: keyOffset)
+                let entry: KeyEntry
+                switch format {
+                case 0xa0...0xbf, MessagePackFormat.str8, MessagePackFormat.str16, MessagePackFormat.str32:
+                    let (start, length) = try reader.readStringRange(at: &position)
+                    entry = KeyEntry(keyStart: start, keyLength: length, valueStart: position)
+                case 0x00...0x7f, 0xe0...0xff, MessagePackFormat.uint8...MessagePackFormat.int64:
+                    _ = try reader.readInteger(at: &position)
+                    entry = KeyEntry(keyStart: keyOffset, keyLength: -1, valueStart: position)
+                default:
+                    throw .unsupportedKey(found: format, offset: keyOffset)
+                }
+                position = try endOfValue(at: position)
+                state.pointee.keyEntries.append(entry)
+            }
+            return MessagePackKeyedDecodingContainer(
+                decoder: self, firstEntry: firstEntry, entryCount: count, codingPath: codingPath)
+        } catch {
+            truncateKeyEntries(to: hintIndex)
+            throw error.decodingError(expecting: [String: Any].self, codingPath: codingPath)
+        }
+    }
+
+    /// Offset just past the value at `offset`, jumping over big containers with
+    /// the span table instead of walking them (see `MessagePackContainerSpan`).
+    func endOfValue(at offset: Int) throws(MessagePackReadError) -> Int {
+        let reader = self.reader
+        if !state.pointee.spans.isEmpty {
+            let header = try reader.header(at: offset)
+            guard header.isContainer && header.children > 0 else { return header.next }
+            if let end = MessagePackContainerSpan.end(ofContainerAt: offset, in: state.pointee.spans) {
+                return end
+            }
+        }
+        return try reader.skipValue(at: offset)
+    }
+
+    /// Drops index entries of containers that are gone (never traps, even if a
+    /// misused decoder already lost them).
+    private func truncateKeyEntries(to count: Int) {
+        let current = state.pointee.keyEntries.count
+        if count >= 0 && count < current {
+            state.pointee.keyEntries.removeSubrange(count..<current)
+        }
+    }
+
+    func makeUnkeyedContainer(at offset: Int, codingPath: [any CodingKey]) throws -> MessagePackUnkeyedDecodingContainer {
+        var position = offset
+        do throws(MessagePackReadError) {
+            let count = try reader.readArrayHeader(at: &position)
+            return MessagePackUnkeyedDecodingContainer(decoder: self, codingPath: codingPath, elementCount: count, position: position)
+        } catch {
+            throw error.decodingError(expecting: [Any].self, codingPath: codingPath)
+        }
+    }
+
+    /// A separate decoder for the value at `offset`, as `superDecoder()` returns.
+    func makeChildDecoder(at offset: Int, codingPath: [any CodingKey]) -> MessagePackBufferDecoder {
+        let child = MessagePackBufferDecoder(bytes: bytes, userInfo: sendableUserInfo, spans: state.pointee.spans,
+                                             codingPath: codingPath, valueOffset: offset, depth: state.pointee.depth + 1)
+        state.pointee.children.append(child)
+        return child
+    }
+
+    // MARK: Key lookup
+
+    /// Returns the value offset stored under `key` in a keyed container's entries.
+    func findValue(forKey key: String, firstEntry: Int, entryCount: Int) -> Int? {
+        // Also rejects containers that outlived their value (their entries are gone).
+        guard entryCount > 0, firstEntry >= 1, firstEntry + entryCount <= state.pointee.keyEntries.count else { return nil }
+        let hintIndex = firstEntry - 1
+        var key = key
+        return key.withUTF8 { keyBytes -> Int? in
+            var index = state.pointee.keyEntries[hintIndex].keyStart
+            if index < 0 || index >= entryCount { index = 0 }
+            for _ in 0..<entryCount {
+                let entry = state.pointee.keyEntries[firstEntry + index]
+                if matches(entry, keyBytes) {
+                    state.pointee.keyEntries[hintIndex].keyStart = index + 1
+                    return entry.valueStart
+                }
+                index += 1
+                if index == entryCount { index = 0 }
+            }
+            return nil
+        }
+    }
+
+    @inline(__always)
+    private func matches(_ entry: KeyEntry, _ keyBytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        if entry.keyLength < 0 {
+            return integerKeyText(at: entry.keyStart)?.utf8.elementsEqual(keyBytes) ?? false
+        }
+        let length = entry.keyLength
+        guard length == keyBytes.count else { return false }
+        // Re-checked because an invalidated decoder has an empty buffer.
+        guard entry.keyStart >= 0, entry.keyStart <= bytes.count, length <= bytes.count - entry.keyStart else { return false }
+        var index = 0
+        while index < length {
+            if bytes[entry.keyStart + index] != keyBytes[index] { return false }
+            index += 1
+        }
+        return true
+    }
+
+    /// The decimal text of an integer map key, which is what string keys are matched against.
+    private func integerKeyText(at offset: Int) -> String? {
+        var position = offset
+        return (try? reader.readInteger(at: &position))?.description
+    }
+
+    /// Builds the keys of a keyed container that `Key` can represent.
+    func allKeys<Key: CodingKey>(_ type: Key.Type, firstEntry: Int, entryCount: Int) -> [Key] {
+        guard firstEntry >= 0, firstEntry + entryCount <= state.pointee.keyEntries.count else { return [] }
+        let reader = self.reader
+        var keys: [Key] = []
+        keys.reserveCapacity(entryCount)
+        for entry in state.pointee.keyEntries[firstEntry..<firstEntry + entryCount] {
+            if entry.keyLength < 0 {
+                guard let text = integerKeyText(at: entry.keyStart) else { continue }
+                if let key = Key(stringValue: text) ?? Int(text).flatMap(Key.init(intValue:)) {
+                    keys.append(key)
+                }
+            } else {
+                guard entry.keyStart >= 0, entry.keyStart <= bytes.count, entry.keyLength <= bytes.count - entry.keyStart,
+                      let text = reader.makeString(start: entry.keyStart, length: entry.keyLength),
+                      let key = Key(stringValue: text) else { continue }
+                keys.append(key)
+            }
+        }
+        return keys
+    }
+}

@@ -1,0 +1,70 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// Decodes `Decodable` values from MessagePack written by `MessagePackEncoder`
+/// or by any other MessagePack implementation (the format rules are described
+/// on `MessagePackEncoder`).
+///
+/// The input is read in place and checked completely before any value is
+/// built: every length against the bytes that remain, the nesting depth against
+/// a limit of 512 containers, and the end of the top-level value against the end
+/// of the input. No input can make it read out of bounds, and decoding time
+/// grows at most as n log n with the input size whatever its shape.
+///
+/// Only a recursive type can recurse as deep as the input nests; at the
+/// 512-level limit that takes roughly 1 MB of stack in release builds, well
+/// within the 8 MB of a Linux thread but more than a 512 KiB thread offers.
+public struct MessagePackDecoder: Sendable {
+    /// Passed to every `init(from:)` call as `decoder.userInfo`.
+    public var userInfo: [CodingUserInfoKey: any Sendable] = [:]
+
+    /// Creates a decoder with empty `userInfo`.
+    public init() {}
+
+    /// Decodes a value of `type` from memory the decoder does not own (for
+    /// example an LMDB memory map). The pointer is not retained after the call
+    /// returns; `Data` and `String` results are copies.
+    ///
+    /// - Parameters:
+    ///   - type: The type to decode.
+    ///   - bytes: Exactly one MessagePack value.
+    /// - Returns: The decoded value.
+    /// - Throws: `DecodingError.dataCorrupted` for malformed or truncated input,
+    ///   trailing bytes, invalid UTF-8, nesting deeper than 512 or numbers that do
+    ///   not fit the requested type; `DecodingError.typeMismatch`,
+    ///   `.valueNotFound` or `.keyNotFound` when the input does not match `type`;
+    ///   and any error thrown by the type's own `init(from:)`.
+    public func decode<T: Decodable>(_ type: T.Type, from bytes: UnsafeRawBufferPointer) throws -> T {
+        let end: Int
+        // Big inputs get a table of container ends so that no nesting can make
+        // decoding walk the same bytes over and over (see MessagePackContainerSpan).
+        var spans: [MessagePackContainerSpan]? = bytes.count >= MessagePackContainerSpan.inputThreshold ? [] : nil
+        do throws(MessagePackReadError) {
+            end = try MessagePackReader(bytes: bytes).validateValue(at: 0, spans: &spans)
+        } catch {
+            throw DecodingError.dataCorrupted(DecodingError.Context(codingPath: [], debugDescription: error.message))
+        }
+        guard end == bytes.count else {
+            throw DecodingError.dataCorrupted(DecodingError.Context(
+                codingPath: [],
+                debugDescription: "Found \(bytes.count - end) unexpected bytes after the top-level MessagePack value, which ends at offset \(end)."))
+        }
+        let decoder = MessagePackBufferDecoder(bytes: bytes, userInfo: userInfo, spans: spans ?? [])
+        defer { decoder.invalidate() }
+        return try decoder.decodeTopLevel(type)
+    }
+
+    /// Decodes a value of `type` from a byte array.
+    ///
+    /// - Parameters:
+    ///   - type: The type to decode.
+    ///   - bytes: Exactly one MessagePack value.
+    /// - Returns: The decoded value.
+    /// - Throws: The same errors as `decode(_:from:)` with a raw buffer.
+    public func decode<T: Decodable>(_ type: T.Type, from bytes: [UInt8]) throws -> T {
+        try bytes.withUnsafeBytes { try decode(type, from: $0) }
+    }
+}
