@@ -497,7 +497,11 @@ enum ProcessTestSupport {
     }
 
     /// `larder-test-helper`, which SwiftPM builds into the same directory as the test binary.
-    static func helperExecutable() -> String? {
+    static func helperExecutable() -> String? { builtExecutable("larder-test-helper") }
+
+    /// An executable of this package (`larder`, `larder-test-helper`), which SwiftPM builds
+    /// into the same directory as the test binary.
+    static func builtExecutable(_ name: String) -> String? {
         var starts: [URL] = []
         if let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
             starts.append(URL(fileURLWithPath: executable))
@@ -508,7 +512,7 @@ enum ProcessTestSupport {
         for start in starts {
             var directory = start.deletingLastPathComponent()
             for _ in 0..<4 {
-                let candidate = directory.appendingPathComponent("larder-test-helper").path
+                let candidate = directory.appendingPathComponent(name).path
                 if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
                 directory = directory.deletingLastPathComponent()
             }
