@@ -137,6 +137,19 @@ struct EnumerationTests {
                 #expect(indexes == [.init(collection: "archive", key: "3"), .init(collection: "products", key: "1"), .init(collection: "products", key: "2")])
                 #expect(indexes == indexes.sorted())
 
+                var metadataIndexes: [YapDB.Index] = []
+                try txn.enumerateMetadata(inCollections: ["archive", "products"], as: ProductInfo.self) { index, info, _ in
+                    metadataIndexes.append(index)
+                    #expect(info.stock == 1)
+                }
+                #expect(metadataIndexes == [.init(collection: "products", key: "1")])
+
+                var rowNames: [String] = []
+                try txn.enumerateRows(inCollections: ["archive", "products"], as: Product.self, metadata: ProductInfo.self, where: { $0.key != "1" }) { index, product, info, stop in
+                    rowNames.append("\(index.collection)/\(product.name)/\(info?.stock ?? -1)")
+                }
+                #expect(rowNames == ["archive/three/-1", "products/two/-1"])
+
                 var names: [String] = []
                 try txn.enumerateObjects(inCollections: ["products", "archive"], as: Product.self, where: { $0.key != "2" }) { _, product, _ in
                     names.append(product.name)

@@ -333,6 +333,21 @@ struct ObjectTests {
         }
     }
 
+    @Test func connectionOneCallHelpers() async throws {
+        let directory = TemporaryDirectory()
+        let db = try Database(path: directory.file("store"))
+        let connection = db.newConnection()
+        try await connection.write(hammer, saw)
+        #expect(try connection.read(Product.self, key: "p1") == hammer)
+        #expect(try connection.read(Product.self, keys: ["p2", "zz", "p1"]) == [saw, hammer])
+        #expect(try connection.readAll(Product.self) == [hammer, saw])
+        #expect(try await connection.remove(hammer, Product(id: "nope", name: "", price: 0)) == 1)
+        #expect(try connection.readAll(Product.self) == [saw])
+        let indexes = [YapDB.Index(collection: "products", key: "p2"), YapDB.Index(collection: "products", key: "p1")]
+        let found = try await db.read { try $0.objects(at: indexes, as: Product.self) }
+        #expect(found == [indexes[0]: saw])
+    }
+
     @Test func connectionsShareTheDatabase() async throws {
         let directory = TemporaryDirectory()
         let db = try Database(path: directory.file("store"))

@@ -221,6 +221,44 @@ extension ReadTransaction {
         }
     }
 
+    /// Calls `body` with the metadata of every index in the collections `collections` that has
+    /// metadata and whose index `filter` accepts; the filter runs before decoding.
+    /// - Throws: as ``enumerateObjects(inCollection:archiver:range:where:_:)``.
+    public final func enumerateMetadata<M: Codable>(
+        inCollections collections: some Sequence<String>, as type: M.Type = M.self, where filter: ((YapDB.Index) -> Bool)? = nil,
+        _ body: (_ index: YapDB.Index, _ metadata: M, _ stop: inout Bool) throws -> Void
+    ) throws {
+        for collection in collections {
+            var stopped = false
+            try enumerateMetadata(inCollection: collection, as: M.self, where: filter.map { f in { f(YapDB.Index(collection: collection, key: $0)) } }) { key, metadata, stop in
+                try body(YapDB.Index(collection: collection, key: key), metadata, &stop)
+                stopped = stop
+            }
+            if stopped { return }
+        }
+    }
+
+    /// Calls `body` with the object and metadata of every index in the collections
+    /// `collections` whose index `filter` accepts; the filter runs before decoding.
+    /// - Throws: as ``enumerateObjects(inCollection:archiver:range:where:_:)``.
+    public final func enumerateRows<T: Codable, M: Codable>(
+        inCollections collections: some Sequence<String>, as type: T.Type = T.self, metadata metadataType: M.Type = M.self,
+        where filter: ((YapDB.Index) -> Bool)? = nil, _ body: (_ index: YapDB.Index, _ object: T, _ metadata: M?, _ stop: inout Bool) throws -> Void
+    ) throws {
+        for collection in collections {
+            var stopped = false
+            try enumerateRows(
+                inCollection: collection, objectArchiver: archiver(T.self, in: collection, fallback: ArchiverLookup.codable(T.self)),
+                metadataArchiver: metadataArchiver(M.self, in: collection), range: .all,
+                where: filter.map { f in { f(YapDB.Index(collection: collection, key: $0)) } }
+            ) { key, object, metadata, stop in
+                try body(YapDB.Index(collection: collection, key: key), object, metadata, &stop)
+                stopped = stop
+            }
+            if stopped { return }
+        }
+    }
+
     /// Calls `body` with each key, object and metadata (`nil` where there is none) of
     /// `collection` within `range`; the filter runs before decoding.
     /// - Throws: as ``enumerateObjects(inCollection:archiver:range:where:_:)``.

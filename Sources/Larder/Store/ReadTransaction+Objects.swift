@@ -71,6 +71,23 @@ extension ReadTransaction {
         return found
     }
 
+    /// The objects stored at `indexes`, by index; indexes with no object are absent.
+    /// - Throws: as ``object(forKey:inCollection:archiver:)``.
+    public final func objects<T: Saveable>(at indexes: some Sequence<YapDB.Index>, as type: T.Type = T.self) throws -> [YapDB.Index: T] {
+        var found: [YapDB.Index: T] = [:]
+        for index in indexes { found[index] = try object(at: index, as: T.self) }
+        return found
+    }
+
+    /// The objects stored at `indexes`, by index; indexes with no object are absent.
+    /// - Throws: as ``object(forKey:inCollection:archiver:)``.
+    @_disfavoredOverload
+    public final func objects<T: Codable>(at indexes: some Sequence<YapDB.Index>, as type: T.Type = T.self) throws -> [YapDB.Index: T] {
+        var found: [YapDB.Index: T] = [:]
+        for index in indexes { found[index] = try object(at: index, as: T.self) }
+        return found
+    }
+
     // MARK: Metadata
 
     /// The metadata at (`collection`, `key`), read with `archiver`, or `nil` if there is none.
