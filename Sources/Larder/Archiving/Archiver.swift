@@ -84,5 +84,6 @@ extension Persistable {
 }
 
 extension Persistable where ID: LosslessStringConvertible {
+    /// The identifier as written: `"p1"` for a `String`, `"42"` for an integer.
     public static func key(for id: ID) -> String { id.description }
 }

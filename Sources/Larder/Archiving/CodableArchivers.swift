@@ -4,10 +4,6 @@ import FoundationEssentials
 import Foundation
 #endif
 
-extension Persistable where ID == UUID {
-    public static func key(for id: ID) -> String { id.uuidString }
-}
-
 /// The default archiver of `Codable` values: MessagePack, readable by any MessagePack library.
 ///
 /// Reads values stored as MessagePack or JSON, so a collection can switch formats.
@@ -15,6 +11,7 @@ public struct MessagePackArchiver<Value: Codable>: Archiver {
     private let encoder = MessagePackEncoder()
     private let decoder = MessagePackDecoder()
 
+    /// Creates the archiver.
     public init() {}
 
     public var format: ArchiveFormat { .messagePack }
@@ -33,6 +30,7 @@ public struct MessagePackArchiver<Value: Codable>: Archiver {
 ///
 /// Reads values stored as JSON or MessagePack.
 public struct JSONArchiver<Value: Codable>: Archiver {
+    /// Creates the archiver.
     public init() {}
 
     public var format: ArchiveFormat { .json }

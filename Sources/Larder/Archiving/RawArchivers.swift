@@ -6,6 +6,7 @@ import Foundation
 
 /// Stores `[UInt8]` as the bytes themselves (format ``ArchiveFormat/raw``).
 public struct RawBytesArchiver: Archiver {
+    /// Creates the archiver.
     public init() {}
     public var format: ArchiveFormat { .raw }
     public func archive(_ value: [UInt8], into bytes: inout [UInt8]) throws { bytes.append(contentsOf: value) }
@@ -23,6 +24,7 @@ public struct RawBytesArchiver: Archiver {
 
 /// Stores `Data` as the bytes themselves (format ``ArchiveFormat/raw``).
 public struct RawDataArchiver: Archiver {
+    /// Creates the archiver.
     public init() {}
     public var format: ArchiveFormat { .raw }
     public func archive(_ value: Data, into bytes: inout [UInt8]) throws { bytes.append(contentsOf: value) }

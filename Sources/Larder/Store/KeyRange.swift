@@ -19,6 +19,7 @@ public struct KeyRange: Sendable, Hashable {
     /// Stop after this many keys.
     public var limit: Int?
 
+    /// A range with the given bounds; every argument is optional.
     public init(from: String? = nil, to: String? = nil, prefix: String? = nil, reversed: Bool = false, limit: Int? = nil) {
         self.from = from
         self.to = to

@@ -17,6 +17,7 @@ public enum YapDB {
         /// The key within the collection; may not be empty.
         public var key: String
 
+        /// The index of `key` in `collection`.
         public init(collection: String, key: String) {
             self.collection = collection
             self.key = key
