@@ -155,6 +155,13 @@ struct EnumerationTests {
                     names.append(product.name)
                 }
                 #expect(names == ["one", "three"])
+
+                var first: [YapDB.Index] = []  // stopping ends the whole walk, not one collection
+                try txn.enumerateObjects(inCollections: ["archive", "products"], as: Product.self) { index, _, stop in
+                    first.append(index)
+                    stop = true
+                }
+                #expect(first == [.init(collection: "archive", key: "3")])
             }
         }
     }

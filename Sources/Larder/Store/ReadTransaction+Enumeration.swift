@@ -56,6 +56,19 @@ extension ReadTransaction {
         }
     }
 
+    /// Runs `each` for every collection, with `filter` narrowed to that collection's keys,
+    /// until `each` sets `stopped`.
+    private final func forEach(
+        _ collections: some Sequence<String>, where filter: ((YapDB.Index) -> Bool)?,
+        _ each: (_ collection: String, _ keyFilter: ((String) -> Bool)?, _ stopped: inout Bool) throws -> Void
+    ) throws {
+        for collection in collections {
+            var stopped = false
+            try each(collection, filter.map { accepts in { accepts(YapDB.Index(collection: collection, key: $0)) } }, &stopped)
+            if stopped { return }
+        }
+    }
+
     private static func greater(_ a: [UInt8], _ b: [UInt8]) -> [UInt8] { a.lexicographicallyPrecedes(b) ? b : a }
     private static func lesser(_ a: [UInt8], _ b: [UInt8]) -> [UInt8] { a.lexicographicallyPrecedes(b) ? a : b }
 
@@ -174,13 +187,11 @@ extension ReadTransaction {
         inCollections collections: some Sequence<String>, as type: T.Type = T.self, where filter: ((YapDB.Index) -> Bool)? = nil,
         _ body: (_ index: YapDB.Index, _ object: T, _ stop: inout Bool) throws -> Void
     ) throws {
-        for collection in collections {
-            var stopped = false
-            try enumerateObjects(inCollection: collection, as: T.self, where: filter.map { f in { f(YapDB.Index(collection: collection, key: $0)) } }) { key, object, stop in
+        try forEach(collections, where: filter) { collection, keyFilter, stopped in
+            try enumerateObjects(inCollection: collection, as: T.self, where: keyFilter) { key, object, stop in
                 try body(YapDB.Index(collection: collection, key: key), object, &stop)
                 stopped = stop
             }
-            if stopped { return }
         }
     }
 
@@ -190,13 +201,11 @@ extension ReadTransaction {
         inCollections collections: some Sequence<String>, as type: T.Type = T.self, where filter: ((YapDB.Index) -> Bool)? = nil,
         _ body: (_ index: YapDB.Index, _ object: T, _ stop: inout Bool) throws -> Void
     ) throws {
-        for collection in collections {
-            var stopped = false
-            try enumerateObjects(inCollection: collection, as: T.self, where: filter.map { f in { f(YapDB.Index(collection: collection, key: $0)) } }) { key, object, stop in
+        try forEach(collections, where: filter) { collection, keyFilter, stopped in
+            try enumerateObjects(inCollection: collection, as: T.self, where: keyFilter) { key, object, stop in
                 try body(YapDB.Index(collection: collection, key: key), object, &stop)
                 stopped = stop
             }
-            if stopped { return }
         }
     }
 
@@ -228,13 +237,11 @@ extension ReadTransaction {
         inCollections collections: some Sequence<String>, as type: M.Type = M.self, where filter: ((YapDB.Index) -> Bool)? = nil,
         _ body: (_ index: YapDB.Index, _ metadata: M, _ stop: inout Bool) throws -> Void
     ) throws {
-        for collection in collections {
-            var stopped = false
-            try enumerateMetadata(inCollection: collection, as: M.self, where: filter.map { f in { f(YapDB.Index(collection: collection, key: $0)) } }) { key, metadata, stop in
+        try forEach(collections, where: filter) { collection, keyFilter, stopped in
+            try enumerateMetadata(inCollection: collection, as: M.self, where: keyFilter) { key, metadata, stop in
                 try body(YapDB.Index(collection: collection, key: key), metadata, &stop)
                 stopped = stop
             }
-            if stopped { return }
         }
     }
 
@@ -245,17 +252,14 @@ extension ReadTransaction {
         inCollections collections: some Sequence<String>, as type: T.Type = T.self, metadata metadataType: M.Type = M.self,
         where filter: ((YapDB.Index) -> Bool)? = nil, _ body: (_ index: YapDB.Index, _ object: T, _ metadata: M?, _ stop: inout Bool) throws -> Void
     ) throws {
-        for collection in collections {
-            var stopped = false
+        try forEach(collections, where: filter) { collection, keyFilter, stopped in
             try enumerateRows(
                 inCollection: collection, objectArchiver: archiver(T.self, in: collection, fallback: ArchiverLookup.codable(T.self)),
-                metadataArchiver: metadataArchiver(M.self, in: collection), range: .all,
-                where: filter.map { f in { f(YapDB.Index(collection: collection, key: $0)) } }
+                metadataArchiver: metadataArchiver(M.self, in: collection), range: .all, where: keyFilter
             ) { key, object, metadata, stop in
                 try body(YapDB.Index(collection: collection, key: key), object, metadata, &stop)
                 stopped = stop
             }
-            if stopped { return }
         }
     }
 
