@@ -158,6 +158,7 @@ struct ObjectTests {
             }
             try db.read { txn throws in
                 #expect(try txn.collections() == ["", "c1"])
+                #expect(try txn.numberOfCollections() == 2)
                 #expect(try txn.numberOfKeys(inCollection: "c1") == 2)
                 #expect(try txn.numberOfKeys(inCollection: "c2") == 0)
                 #expect(try txn.numberOfKeys(inCollection: "") == 1)

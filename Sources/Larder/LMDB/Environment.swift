@@ -355,10 +355,4 @@ final class Environment: @unchecked Sendable {  // the handle is used under LMDB
         mdb_reader_check(handle, &dead)
         return Int(dead)
     }
-
-    /// Opens a named database (for extensions); runs in a write transaction, under LMDB's rule
-    /// that `mdb_dbi_open` never runs in two transactions at once (writers are serialized).
-    func openDatabase(_ name: String) throws -> MDB_dbi {
-        try write { txn in try txn.openDatabase(name, create: true) }
-    }
 }

@@ -114,10 +114,11 @@ public class ReadTransaction {
     }
 
     /// The number of collections that hold at least one key.
-    /// - Complexity: O(1) in a read transaction; O(collections changed) inside a write.
+    /// - Complexity: O(1), or O(collections) inside a write that changed a collection's count.
     public final func numberOfCollections() throws -> Int {
         checkActive()
-        return try collections().count
+        if hasPendingCountChanges { return try collections().count }
+        return try lmdb.count(lmdb.databases.collections)
     }
 
     /// The names of the collections that hold at least one key, in storage (UTF-8 byte) order.
@@ -127,10 +128,10 @@ public class ReadTransaction {
         var names: [String] = []
         try lmdb.withCursor(lmdb.databases.collections) { cursor in
             var entry = try cursor.first()
-            while let (key, _) = entry {
+            while let (key, value) = entry {
                 // Keys are `collection ‖ 0x00`, so that the empty collection has a non-empty key.
                 let name = String(decoding: UnsafeRawBufferPointer(rebasing: key.dropLast()), as: UTF8.self)
-                if try storedCount(of: name) + pendingCountChange(of: name) > 0 { names.append(name) }
+                if Self.count(stored: value) + pendingCountChange(of: name) > 0 { names.append(name) }
                 entry = try cursor.next()
             }
         }
@@ -140,12 +141,19 @@ public class ReadTransaction {
 
     final func storedCount(of collection: String) throws -> Int {
         let key = StorageKey.prefix(of: collection)
-        guard let stored = try key.withUnsafeBytes({ try lmdb.get(lmdb.databases.collections, key: $0) }), stored.count == 8 else { return 0 }
-        return Int(UInt64(bigEndian: stored.loadUnaligned(as: UInt64.self)))
+        guard let stored = try key.withUnsafeBytes({ try lmdb.get(lmdb.databases.collections, key: $0) }) else { return 0 }
+        return Self.count(stored: stored)
+    }
+
+    /// A count as the `collections` database stores it (`UInt64`, big-endian).
+    private static func count(stored: UnsafeRawBufferPointer) -> Int {
+        stored.count == 8 ? Int(UInt64(bigEndian: stored.loadUnaligned(as: UInt64.self))) : 0
     }
 
     /// Uncommitted change of a collection's count (overridden by write transactions).
     func pendingCountChange(of collection: String) -> Int { 0 }
+    /// Whether any collection's count has an uncommitted change (overridden by write transactions).
+    var hasPendingCountChanges: Bool { false }
     /// Collections that have keys only through uncommitted writes (overridden by write transactions).
     func pendingNewCollections() throws -> [String] { [] }
 }

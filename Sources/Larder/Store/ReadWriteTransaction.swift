@@ -316,6 +316,10 @@ public final class ReadWriteTransaction: ReadTransaction {
         countChanges[collection] ?? 0
     }
 
+    override var hasPendingCountChanges: Bool {
+        countChanges.values.contains { $0 != 0 }
+    }
+
     override func pendingNewCollections() throws -> [String] {
         var names: [String] = []
         for (name, change) in countChanges where change > 0 {
