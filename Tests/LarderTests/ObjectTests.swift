@@ -97,11 +97,10 @@ struct ObjectTests {
                 #expect(try txn.touchObject(forKey: "p1", inCollection: "products"))
                 #expect(try txn.touchMetadata(forKey: "p1", inCollection: "products"))
                 #expect(try !txn.touchObject(forKey: "p2", inCollection: "products"))
-                return txn.changes
+                return txn.state.changes
             }
             let index = YapDB.Index(collection: "products", key: "p1")
-            #expect(record.objects == [index: .updated])
-            #expect(record.metadata == [index: .updated])
+            #expect(record.changes == [index: Changeset.IndexChange(object: .updated, metadata: .updated)])
             #expect(try db.read { try $0.object(forKey: "p1", inCollection: "products", as: Product.self) } == hammer)
         }
     }

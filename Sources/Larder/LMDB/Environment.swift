@@ -32,6 +32,8 @@ final class Environment: @unchecked Sendable {  // the handle is used under LMDB
     private(set) var databases = Databases()
 
     let gate = TransactionGate()
+    /// Publishes this process's commits, and those it learns of from other processes.
+    let changeHub = ChangeHub()
     private let poolLock = ConditionLock()
     private var pool: [OpaquePointer] = []
     private static let poolLimit = 64
@@ -142,6 +144,7 @@ final class Environment: @unchecked Sendable {  // the handle is used under LMDB
             databases.metadata = try txn.openDatabase("metadata", create: true)
             databases.collections = try txn.openDatabase("collections", create: true)
             databases.log = try txn.openDatabase("log", create: true)
+            changeHub.start(at: try ChangeLog.lastCommit(txn))
         }
     }
 
@@ -165,8 +168,24 @@ final class Environment: @unchecked Sendable {  // the handle is used under LMDB
         try LMDBResult.check(mdb_env_sync(handle, 1), "sync", path: path)
     }
 
+    /// Runs `body` unless the environment has closed, keeping it open meanwhile (for timers,
+    /// which may fire while the environment closes).
+    func whileOpen(_ body: () -> Void) {
+        closeLock.withLock {
+            if !closed { body() }
+        }
+    }
+
+    /// The id of the newest commit in the file, by any process; cheap (reads the meta page).
+    func lastTransactionID() -> Int {
+        var info = MDB_envinfo()
+        mdb_env_info(handle, &info)
+        return info.me_last_txnid
+    }
+
     /// Closes the handle; the registry calls this when the last `Database` on the file goes away.
     func closeHandle() {
+        changeHub.stopPolling()
         if let syncTimer {
             syncTimer.cancel()
             mdb_env_sync(handle, 1)
@@ -226,6 +245,38 @@ final class Environment: @unchecked Sendable {  // the handle is used under LMDB
         if !kept { mdb_txn_abort(txn) }
         ThreadState.current.liveTransactions -= 1
         gate.leave()
+    }
+
+    // MARK: Pinned read transactions
+
+    /// Begins a read transaction that stays open between uses (a pinned snapshot). It holds no
+    /// place in the gate while idle: wrap each use in ``usePinned(_:_:)``. A resize may remap the
+    /// file while it is idle; LMDB reads pages through the environment's current map, and an idle
+    /// transaction holds no pointer into the old one.
+    func beginPinnedRead() throws(LarderError) -> OpaquePointer {
+        let txn = try beginRead()
+        ThreadState.current.liveTransactions -= 1
+        gate.leave()
+        return txn
+    }
+
+    /// Runs `body` with a pinned transaction, as a live transaction of this thread.
+    func usePinned<R>(_ txn: OpaquePointer, _ body: () throws -> R) rethrows -> R {
+        let state = ThreadState.current
+        gate.enter(reentrant: state.liveTransactions > 0)
+        state.liveTransactions += 1
+        defer {
+            state.liveTransactions -= 1
+            gate.leave()
+        }
+        return try body()
+    }
+
+    /// Ends a pinned transaction from ``beginPinnedRead()``.
+    func endPinnedRead(_ txn: OpaquePointer) {
+        gate.enter(reentrant: ThreadState.current.liveTransactions > 0)
+        ThreadState.current.liveTransactions += 1
+        endRead(txn)
     }
 
     // MARK: Write transactions

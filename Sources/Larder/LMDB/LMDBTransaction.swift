@@ -25,6 +25,32 @@ struct LMDBTransaction {
 
     var databases: Environment.Databases { environment.databases }
 
+    /// LMDB's id of this transaction: a read transaction's is the id of the commit it sees; a
+    /// write transaction's is one more than the commit it started from.
+    var id: Int { Int(mdb_txn_id(handle)) }
+
+    /// Runs `body` in a transaction nested in this write transaction, committing it into this one
+    /// when `body` returns `true` and abandoning it (and only it) when `body` returns `false` or
+    /// throws. This transaction must not be used while `body` runs.
+    func nested(_ body: (LMDBTransaction) throws -> Bool) throws {
+        var child: OpaquePointer?
+        let rc = mdb_txn_begin(environment.handle, handle, 0, &child)
+        guard rc == MDB_SUCCESS, let child else { throw fail(rc, "beginNested") }
+        let keep: Bool
+        do {
+            keep = try body(LMDBTransaction(handle: child, environment: environment, attempt: attempt))
+        } catch {
+            mdb_txn_abort(child)
+            throw error
+        }
+        guard keep else {
+            mdb_txn_abort(child)
+            return
+        }
+        let commit = mdb_txn_commit(child)  // frees the child whatever it returns
+        if commit != MDB_SUCCESS { throw fail(commit, "commitNested") }
+    }
+
     func openDatabase(_ name: String, create: Bool) throws(LarderError) -> MDB_dbi {
         var dbi = MDB_dbi()
         try LMDBResult.check(mdb_dbi_open(handle, name, create ? UInt32(MDB_CREATE) : 0, &dbi), "openDatabase(\(name))", path: environment.path)

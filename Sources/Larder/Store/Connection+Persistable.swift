@@ -13,66 +13,66 @@ extension Connection {
     /// The value of type `T` with key `key`, or `nil`.
     /// - Throws: as ``ReadTransaction/object(forKey:inCollection:archiver:)``.
     public func read<T: Persistable & Saveable>(_ type: T.Type, key: String) throws -> T? {
-        try database.performRead { try $0.read(T.self, key: key) }
+        try database.performRead(on: core) { try $0.read(T.self, key: key) }
     }
 
     /// The value of type `T` with key `key`, or `nil`.
     /// - Throws: as ``ReadTransaction/object(forKey:inCollection:archiver:)``.
     @_disfavoredOverload
     public func read<T: Persistable & Codable>(_ type: T.Type, key: String) throws -> T? {
-        try database.performRead { try $0.read(T.self, key: key) }
+        try database.performRead(on: core) { try $0.read(T.self, key: key) }
     }
 
     /// The values of type `T` under `keys`, in the order of `keys`; missing keys are skipped.
     /// - Throws: as ``ReadTransaction/object(forKey:inCollection:archiver:)``.
     public func read<T: Persistable & Saveable>(_ type: T.Type, keys: some Sequence<String>) throws -> [T] {
-        try database.performRead { try $0.read(T.self, keys: keys) }
+        try database.performRead(on: core) { try $0.read(T.self, keys: keys) }
     }
 
     /// The values of type `T` under `keys`, in the order of `keys`; missing keys are skipped.
     /// - Throws: as ``ReadTransaction/object(forKey:inCollection:archiver:)``.
     @_disfavoredOverload
     public func read<T: Persistable & Codable>(_ type: T.Type, keys: some Sequence<String>) throws -> [T] {
-        try database.performRead { try $0.read(T.self, keys: keys) }
+        try database.performRead(on: core) { try $0.read(T.self, keys: keys) }
     }
 
     /// Every value of type `T`, in key order.
     /// - Throws: as ``ReadTransaction/object(forKey:inCollection:archiver:)``.
     public func readAll<T: Persistable & Saveable>(_ type: T.Type) throws -> [T] {
-        try database.performRead { try $0.readAll(T.self) }
+        try database.performRead(on: core) { try $0.readAll(T.self) }
     }
 
     /// Every value of type `T`, in key order.
     /// - Throws: as ``ReadTransaction/object(forKey:inCollection:archiver:)``.
     @_disfavoredOverload
     public func readAll<T: Persistable & Codable>(_ type: T.Type) throws -> [T] {
-        try database.performRead { try $0.readAll(T.self) }
+        try database.performRead(on: core) { try $0.readAll(T.self) }
     }
 
     /// Stores `values` in one transaction (removing stored metadata, as `setObject` does).
     /// - Throws: as ``ReadWriteTransaction/setObject(_:forKey:inCollection:archiver:metadata:metadataArchiver:)``.
     public func write<T: Persistable & Saveable>(_ values: T...) throws {
-        try database.performWrite { try $0.write(values) }
+        try database.performWrite(on: core) { try $0.write(values) }
     }
 
     /// Stores `values` in one transaction (removing stored metadata, as `setObject` does).
     /// - Throws: as ``ReadWriteTransaction/setObject(_:forKey:inCollection:archiver:metadata:metadataArchiver:)``.
     @_disfavoredOverload
     public func write<T: Persistable & Codable>(_ values: T...) throws {
-        try database.performWrite { try $0.write(values) }
+        try database.performWrite(on: core) { try $0.write(values) }
     }
 
     /// Stores `values` in one transaction on the writer thread.
     /// - Throws: as ``ReadWriteTransaction/setObject(_:forKey:inCollection:archiver:metadata:metadataArchiver:)``.
     public func write<T: Persistable & Saveable & Sendable>(_ values: T...) async throws {
-        try await database.write { try $0.write(values) }
+        try await database.enqueueWrite(on: core) { try $0.write(values) }
     }
 
     /// Stores `values` in one transaction on the writer thread.
     /// - Throws: as ``ReadWriteTransaction/setObject(_:forKey:inCollection:archiver:metadata:metadataArchiver:)``.
     @_disfavoredOverload
     public func write<T: Persistable & Codable & Sendable>(_ values: T...) async throws {
-        try await database.write { try $0.write(values) }
+        try await database.enqueueWrite(on: core) { try $0.write(values) }
     }
 
     /// Removes `values` (and their metadata) in one transaction.
@@ -81,7 +81,7 @@ extension Connection {
     @discardableResult
     public func remove<T: Persistable>(_ values: T...) throws -> Int {
         let keys = values.map(\.key)
-        return try database.performWrite { try $0.removeObjects(forKeys: keys, inCollection: T.collection) }
+        return try database.performWrite(on: core) { try $0.removeObjects(forKeys: keys, inCollection: T.collection) }
     }
 
     /// Removes `values` (and their metadata) in one transaction on the writer thread.
@@ -91,6 +91,6 @@ extension Connection {
     public func remove<T: Persistable>(_ values: T...) async throws -> Int {
         let keys = values.map(\.key)
         let collection = T.collection
-        return try await database.write { try $0.removeObjects(forKeys: keys, inCollection: collection) }
+        return try await database.enqueueWrite(on: core) { try $0.removeObjects(forKeys: keys, inCollection: collection) }
     }
 }

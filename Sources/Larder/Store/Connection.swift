@@ -1,5 +1,7 @@
+import Synchronization
+
 /// A connection to a ``Database``: the handle through which one part of a program reads and
-/// writes.
+/// writes, with its own caches of decoded objects and metadata and, when asked, a pinned snapshot.
 ///
 /// A connection is `Sendable` and may be used from several threads; its transactions behave as
 /// the database's do (``Database/read(_:)-(ReadTransaction)->R``,
@@ -9,32 +11,181 @@
 /// let connection = db.newConnection()
 /// let count = try connection.read { try $0.numberOfKeys(inCollection: "products") }
 /// ```
+///
+/// ## Caches
+/// Objects and metadata a connection decodes are kept in two least-recently-used caches
+/// (``objectCacheLimit``, ``metadataCacheLimit``), so reading them again decodes nothing. The
+/// caches never serve a stale value: at the start of each transaction the connection removes what
+/// the commits since its last transaction changed, whichever connection or process made them.
+/// Values it writes go into its cache as written. ``cacheStatistics`` counts hits and misses.
+///
+/// ## Pinned snapshots
+/// A user interface wants a stable view of the store that moves forward only when it is ready:
+/// ``pinSnapshot()`` keeps the connection's reads on one snapshot, ``advanceSnapshot()`` moves them
+/// to the newest commit in one step and returns the changesets skipped. See
+/// <doc:Observation> in the guides.
 public final class Connection: Sendable {
     /// The database this connection belongs to.
     public let database: Database
+    let core: ConnectionCore
 
     init(database: Database) {
         self.database = database
+        let configuration = database.configuration
+        self.core = ConnectionCore(objectCacheLimit: configuration.objectCacheLimit, metadataCacheLimit: configuration.metadataCacheLimit)
+    }
+
+    deinit {
+        core.unpin(database.environment)
     }
 
     /// Runs `body` in a read-only transaction; see ``Database/read(_:)-(ReadTransaction)->R``.
+    /// With a pinned snapshot, `body` reads the pinned snapshot.
     public func read<R>(_ body: (ReadTransaction) throws -> R) throws -> R {
-        try database.read(body)
+        try database.performRead(on: core, body)
     }
 
     /// Runs `body` in a read-write transaction; see ``Database/write(_:)-(ReadWriteTransaction)->R``.
+    /// A write always starts from the newest commit, pinned snapshot or not.
     public func write<R>(_ body: (ReadWriteTransaction) throws -> R) throws -> R {
-        try database.write(body)
+        try database.performWrite(on: core, body)
     }
 
     /// Runs `body` in a read-only transaction from asynchronous code.
     public func read<R: Sendable>(_ body: @Sendable (ReadTransaction) throws -> R) async throws -> R {
-        try await database.read(body)
+        try database.performRead(on: core, body)
     }
 
-    /// Runs `body` in a read-write transaction on the writer thread; see
+    /// Runs `body` in a read-write transaction on the writer thread, committed together with
+    /// other asynchronous writes waiting at the same time; see
     /// ``Database/write(_:)-(@Sendable(ReadWriteTransaction)->R)``.
     public func write<R: Sendable>(_ body: @escaping @Sendable (ReadWriteTransaction) throws -> R) async throws -> R {
-        try await database.write(body)
+        try await database.enqueueWrite(on: core, body)
+    }
+
+    // MARK: Caches
+
+    /// The most decoded objects this connection keeps; 0 turns the cache off. Changing it takes
+    /// effect at once (lowering it evicts the least recently used).
+    public var objectCacheLimit: Int {
+        get { core.cache.objectLimit }
+        set { core.cache.objectLimit = newValue }
+    }
+
+    /// The most decoded metadata values this connection keeps; 0 turns the cache off.
+    public var metadataCacheLimit: Int {
+        get { core.cache.metadataLimit }
+        set { core.cache.metadataLimit = newValue }
+    }
+
+    /// Hits and misses of this connection's caches since it was created.
+    public var cacheStatistics: CacheStatistics { core.cache.currentStatistics }
+
+    // MARK: Pinned snapshot
+
+    /// Keeps this connection's reads on the snapshot of the newest commit, until
+    /// ``advanceSnapshot()`` or ``unpinSnapshot()``. Does nothing if a snapshot is already pinned.
+    ///
+    /// Reads of a pinned snapshot run one at a time. A pinned snapshot keeps the pages it sees
+    /// from being reused, so the file grows while it lasts under heavy writing: advance it when
+    /// the user interface has caught up.
+    /// - Throws: ``LarderError`` when no read transaction can begin (``LarderError/Code/readersFull``).
+    public func pinSnapshot() throws {
+        _ = try core.pin(database.environment, returningSkipped: false)
+    }
+
+    /// Moves the pinned snapshot to the newest commit (pinning one if none is) and returns the
+    /// changesets of the commits it moved across, in order. When the change log no longer has
+    /// them all, they are one reset (``Changeset/isReset``).
+    ///
+    /// ```swift
+    /// let changes = try connection.advanceSnapshot()
+    /// if changes.hasChange(inCollection: "products") { reloadProducts() }
+    /// ```
+    /// - Throws: ``LarderError`` when no read transaction can begin or the log is damaged.
+    /// - Precondition: not called inside a read of this connection.
+    public func advanceSnapshot() throws -> [Changeset] {
+        try core.pin(database.environment, returningSkipped: true)
+    }
+
+    /// Lets this connection's reads see the newest commit again.
+    /// - Precondition: not called inside a read of this connection.
+    public func unpinSnapshot() {
+        core.unpin(database.environment)
+    }
+
+    /// The commit of the pinned snapshot, `nil` when none is pinned.
+    public var pinnedCommit: UInt64? { core.pinnedCommit }
+}
+
+/// What a connection keeps between transactions: its caches and its pinned snapshot. The
+/// ``Database`` has one of its own for its `read` and `write`.
+final class ConnectionCore: @unchecked Sendable {  // `pinned` and `pinUseDepth` guarded by `pinLock`
+    struct Pin {
+        let handle: OpaquePointer
+        let commit: UInt64
+    }
+
+    let cache: ConnectionCache
+    /// Held through each read of the pinned snapshot (one LMDB transaction serves one thread at a
+    /// time); recursive so that a read may nest in another on the same thread.
+    let pinLock = ConditionLock(recursive: true)
+    private var pinned: Pin?
+    private var pinUseDepth = 0
+    private let isPinned = Atomic<Bool>(false)
+
+    init(objectCacheLimit: Int, metadataCacheLimit: Int) {
+        cache = ConnectionCache(objectLimit: objectCacheLimit, metadataLimit: metadataCacheLimit)
+    }
+
+    var pinnedCommit: UInt64? { pinLock.withLock { pinned?.commit } }
+
+    /// Runs `body` with the pinned transaction, or returns `nil` at once when none is pinned.
+    func withPinned<R>(_ environment: Environment, _ body: (OpaquePointer) throws -> R) rethrows -> R? {
+        guard isPinned.load(ordering: .acquiring) else { return nil }
+        pinLock.lock()
+        defer { pinLock.unlock() }
+        guard let pinned else { return nil }
+        pinUseDepth += 1
+        defer { pinUseDepth -= 1 }
+        return try environment.usePinned(pinned.handle) { try body(pinned.handle) }
+    }
+
+    /// Pins the newest commit, replacing any pinned snapshot; returns the changesets between the
+    /// old and the new one when asked.
+    func pin(_ environment: Environment, returningSkipped: Bool) throws -> [Changeset] {
+        try pinLock.withLock {
+            if pinned != nil && !returningSkipped { return [] }
+            precondition(pinUseDepth == 0, "Larder misuse: a pinned snapshot was moved inside a read of it. Move it after the read's closure returns.")
+            let handle = try environment.beginPinnedRead()
+            let lmdb = LMDBTransaction(handle: handle, environment: environment, attempt: nil)
+            let commit: UInt64
+            var skipped: [Changeset] = []
+            do {
+                commit = try environment.usePinned(handle) { try ChangeLog.lastCommit(lmdb) }
+                if let old = pinned, returningSkipped {
+                    skipped = try environment.usePinned(handle) {
+                        try environment.changeHub.changesets(after: old.commit, through: commit, in: lmdb)
+                    } ?? [.reset(after: old.commit, upTo: commit)]
+                }
+            } catch {
+                environment.endPinnedRead(handle)
+                throw error
+            }
+            if let old = pinned { environment.endPinnedRead(old.handle) }
+            pinned = Pin(handle: handle, commit: commit)
+            isPinned.store(true, ordering: .releasing)
+            return skipped
+        }
+    }
+
+    func unpin(_ environment: Environment) {
+        pinLock.withLock {
+            guard let old = pinned else { return }
+            precondition(pinUseDepth == 0, "Larder misuse: a pinned snapshot was unpinned inside a read of it. Unpin it after the read's closure returns.")
+            environment.endPinnedRead(old.handle)
+            pinned = nil
+            isPinned.store(false, ordering: .releasing)
+        }
     }
 }

@@ -7,8 +7,8 @@ extension Database {
     /// let db = try Database(path: "/var/lib/app/store", configuration: configuration)
     /// ```
     ///
-    /// Environment-wide settings (everything here) are taken from the first `Database` that
-    /// opens a file in the process; later ones share the open environment as it is.
+    /// Environment-wide settings (all but the cache limits) are taken from the first `Database`
+    /// that opens a file in the process; later ones share the open environment as it is.
     public struct Configuration: Sendable {
         /// What a crash can lose; see ``Durability``. Default ``Durability/full``.
         public var durability: Durability = .full
@@ -25,6 +25,21 @@ extension Database {
         /// Keep the store in one file at `path` (plus `path-lock`) instead of a directory.
         /// An existing regular file at `path` is always opened this way. Default `false`.
         public var singleFile: Bool = false
+        /// How many commits the change log keeps, so that other processes (and connections that
+        /// fell behind) can learn exactly what changed. A process that falls further behind
+        /// empties its caches and its observers receive a reset (``Changeset/isReset``). At
+        /// least 1. Default 1000.
+        public var changeLogLimit: Int = 1000
+        /// How often, while something observes the database (``Database/changes(inCollection:)``),
+        /// the process looks for commits of other processes. The check reads one value from
+        /// shared memory; the log is read only when something was committed. Default 100 ms.
+        public var changePollInterval: Duration = .milliseconds(100)
+        /// The most decoded objects each new connection keeps (``Connection/objectCacheLimit``).
+        /// 0 turns the cache off. Default 250.
+        public var objectCacheLimit: Int = 250
+        /// The most decoded metadata values each new connection keeps
+        /// (``Connection/metadataCacheLimit``). 0 turns the cache off. Default 250.
+        public var metadataCacheLimit: Int = 250
 
         /// The default configuration.
         public init() {}

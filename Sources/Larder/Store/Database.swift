@@ -23,9 +23,14 @@
 public final class Database: Sendable {
     /// The path the database was opened with.
     public let path: String
+    /// The configuration this database was opened with (the environment's may be another
+    /// `Database`'s, see ``Configuration``).
+    public let configuration: Configuration
     let environment: Environment
     let archivers = ArchiverRegistry()
     let writer = WriterThread()
+    /// The caches of the database's own `read` and `write`.
+    let core: ConnectionCore
 
     /// Opens the store at `path`, creating it if there is nothing there.
     ///
@@ -41,10 +46,16 @@ public final class Database: Sendable {
     ///   - ``LarderError/Code/lmdb`` or ``LarderError/Code/io`` for other failures.
     ///   A failed open changes nothing at `path`.
     public init(path: String, configuration: Configuration = Configuration()) throws {
-        guard configuration.initialMapSize > 0, configuration.maxReaders > 0 else {
-            throw LarderError(.invalidConfiguration, "initialMapSize and maxReaders must be positive", operation: "open", path: path)
+        guard configuration.initialMapSize > 0, configuration.maxReaders > 0, configuration.changeLogLimit > 0,
+              configuration.changePollInterval > .zero else {
+            throw LarderError(.invalidConfiguration, "initialMapSize, maxReaders, changeLogLimit and changePollInterval must be positive", operation: "open", path: path)
+        }
+        guard configuration.objectCacheLimit >= 0, configuration.metadataCacheLimit >= 0 else {
+            throw LarderError(.invalidConfiguration, "cache limits must not be negative", operation: "open", path: path)
         }
         self.path = path
+        self.configuration = configuration
+        self.core = ConnectionCore(objectCacheLimit: configuration.objectCacheLimit, metadataCacheLimit: configuration.metadataCacheLimit)
         self.environment = try EnvironmentRegistry.acquire(path: path, configuration: configuration)
     }
 
@@ -84,17 +95,7 @@ public final class Database: Sendable {
     /// - Throws: what `body` throws, or a ``LarderError`` if the transaction cannot begin.
     /// - Precondition: the transaction is not used after `body` returns.
     public func read<R>(_ body: (ReadTransaction) throws -> R) throws -> R {
-        try performRead(body)
-    }
-
-    func performRead<R>(_ body: (ReadTransaction) throws -> R) throws -> R {
-        let handle = try environment.beginRead()
-        let transaction = ReadTransaction(LMDBTransaction(handle: handle, environment: environment, attempt: nil), database: self)
-        defer {
-            transaction.isActive = false
-            environment.endRead(handle)
-        }
-        return try body(transaction)
+        try performRead(on: core, body)
     }
 
     /// Runs `body` in a read-write transaction and commits it when `body` returns, durably as
@@ -109,17 +110,7 @@ public final class Database: Sendable {
     /// - Precondition: no write transaction of this database is open on the calling thread
     ///   (LMDB would deadlock), and the transaction is not used after `body` returns.
     public func write<R>(_ body: (ReadWriteTransaction) throws -> R) throws -> R {
-        try performWrite(body)
-    }
-
-    func performWrite<R>(_ body: (ReadWriteTransaction) throws -> R) throws -> R {
-        try environment.write { lmdb in
-            let transaction = ReadWriteTransaction(lmdb, database: self)
-            defer { transaction.isActive = false }
-            let result = try body(transaction)
-            if !transaction.isRolledBack { try transaction.finish() }
-            return result
-        }
+        try performWrite(on: core, body)
     }
 
     /// Runs `body` in a read-only transaction from asynchronous code.
@@ -127,18 +118,152 @@ public final class Database: Sendable {
     /// A read transaction never waits for writers, so this runs on the calling task.
     /// - Throws: what `body` throws, or a ``LarderError`` if the transaction cannot begin.
     public func read<R: Sendable>(_ body: @Sendable (ReadTransaction) throws -> R) async throws -> R {
-        try performRead(body)
+        try performRead(on: core, body)
     }
 
-    /// Runs `body` in a read-write transaction on the database's writer thread and returns when
-    /// it has committed; the calling task is suspended meanwhile, no thread is blocked.
-    /// Writes submitted by one task run in the order it submitted them.
+    /// Runs `body` in a read-write transaction on the database's writer thread and returns once
+    /// the commit is durable (as ``Configuration/durability`` says); the calling task is suspended
+    /// meanwhile, no thread is blocked.
+    ///
+    /// Asynchronous writes waiting at the same time are **committed together**: one LMDB
+    /// transaction, with each closure in a nested transaction of its own, so a closure that throws
+    /// (or calls ``ReadWriteTransaction/rollback()``) undoes only its own work and only its caller
+    /// sees the error. One commit is much cheaper than several durable ones. Writes submitted by
+    /// one task run in the order it submitted them.
     /// - Throws: what `body` throws, or a ``LarderError`` if the transaction cannot begin or commit.
     public func write<R: Sendable>(_ body: @escaping @Sendable (ReadWriteTransaction) throws -> R) async throws -> R {
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<R, any Error>) in
-            writer.enqueue {
-                continuation.resume(with: Result { try self.performWrite(body) })
+        try await enqueueWrite(on: core, body)
+    }
+
+    // MARK: Running transactions
+
+    /// Brings `core`'s cache to the snapshot of `lmdb` and publishes any commit of another process
+    /// that the snapshot shows first.
+    private func prepare(_ core: ConnectionCore, _ lmdb: LMDBTransaction, snapshotID: Int) throws -> ReadTransaction.Snapshot {
+        let hub = environment.changeHub
+        let (commit, usable) = try core.cache.prepare(
+            snapshotID: snapshotID, readCommit: { try ChangeLog.lastCommit(lmdb) },
+            changesets: { try hub.changesets(after: $0, through: $1, in: lmdb) })
+        hub.catchUp(lmdb, to: commit)
+        return ReadTransaction.Snapshot(commit: commit, cacheUsable: usable)
+    }
+
+    func performRead<R>(on core: ConnectionCore, _ body: (ReadTransaction) throws -> R) throws -> R {
+        let pinnedResult = try core.withPinned(environment) { handle in
+            try read(LMDBTransaction(handle: handle, environment: environment, attempt: nil), on: core, body)
+        }
+        if let pinnedResult { return pinnedResult }
+        let handle = try environment.beginRead()
+        defer { environment.endRead(handle) }
+        return try read(LMDBTransaction(handle: handle, environment: environment, attempt: nil), on: core, body)
+    }
+
+    private func read<R>(_ lmdb: LMDBTransaction, on core: ConnectionCore, _ body: (ReadTransaction) throws -> R) throws -> R {
+        let transaction = ReadTransaction(lmdb, database: self, core: core, snapshot: try prepare(core, lmdb, snapshotID: lmdb.id))
+        defer { transaction.isActive = false }
+        return try body(transaction)
+    }
+
+    /// A commit made by this process, to publish once LMDB has committed it.
+    private struct Committed {
+        let changeset: Changeset
+        let previous: UInt64
+        let snapshotID: Int
+        let state: ReadWriteTransaction.State
+    }
+
+    func performWrite<R>(on core: ConnectionCore, _ body: (ReadWriteTransaction) throws -> R) throws -> R {
+        var committed: Committed?
+        let result = try environment.write { lmdb in
+            committed = nil
+            let snapshot = try prepare(core, lmdb, snapshotID: lmdb.id - 1)
+            let transaction = ReadWriteTransaction(lmdb, database: self, core: core, snapshot: snapshot, state: .init())
+            defer { transaction.isActive = false }
+            let result = try body(transaction)
+            if transaction.isRolledBack {
+                lmdb.attempt?.rolledBack = true
+            } else if let changeset = try transaction.finish() {
+                committed = Committed(changeset: changeset, previous: snapshot.commit, snapshotID: lmdb.id, state: transaction.state)
             }
+            return result
+        }
+        if let committed { publish(committed, cores: [core]) }
+        return result
+    }
+
+    private func publish(_ committed: Committed, cores: [ConnectionCore]) {
+        environment.changeHub.publish(committed.changeset)
+        var seen = Set<ObjectIdentifier>()
+        for core in cores where seen.insert(ObjectIdentifier(core)).inserted {
+            let written = committed.state.written(by: core)
+            core.cache.commitWrites(committed.changeset, from: committed.previous, snapshotID: committed.snapshotID, objects: written.objects, metadata: written.metadata)
         }
     }
+
+    func enqueueWrite<R: Sendable>(on core: ConnectionCore, _ body: @escaping @Sendable (ReadWriteTransaction) throws -> R) async throws -> R {
+        let box = ResultBox<R>()
+        return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<R, any Error>) in
+            writer.enqueue(WriteRequest(
+                database: self, core: core,
+                run: { box.value = try body($0) },
+                complete: { error in
+                    if let error {
+                        continuation.resume(throwing: error)
+                    } else if let value = box.value {
+                        continuation.resume(returning: value)
+                    } else {
+                        continuation.resume(throwing: LarderError(.lmdb, "a grouped write finished without a result", operation: "write"))
+                    }
+                }))
+        }
+    }
+
+    /// Commits `requests` as one LMDB transaction, each in a nested transaction of its own, and
+    /// completes each with its own outcome once the commit is durable. Runs on the writer thread.
+    func performGroupWrite(_ requests: [WriteRequest]) {
+        var outcomes: [(any Error)?] = []
+        var committed: Committed?
+        do {
+            try environment.write { lmdb in
+                outcomes = []
+                committed = nil
+                let snapshotID = lmdb.id - 1
+                let snapshot = try prepare(core, lmdb, snapshotID: snapshotID)
+                var state = ReadWriteTransaction.State()
+                for request in requests {
+                    let requestSnapshot = request.core === core ? snapshot : try prepare(request.core, lmdb, snapshotID: snapshotID)
+                    do {
+                        try lmdb.nested { child in
+                            let transaction = ReadWriteTransaction(child, database: self, core: request.core, snapshot: requestSnapshot, state: state)
+                            defer { transaction.isActive = false }
+                            try request.run(transaction)
+                            guard !transaction.isRolledBack else { return false }
+                            transaction.sealCommitInfo()
+                            state = transaction.state
+                            return true
+                        }
+                        outcomes.append(nil)
+                    } catch {
+                        if lmdb.attempt?.mapFull == true { throw error }  // the whole group runs again, larger
+                        outcomes.append(error)
+                    }
+                }
+                let closing = ReadWriteTransaction(lmdb, database: self, core: core, snapshot: snapshot, state: state)
+                defer { closing.isActive = false }
+                if let changeset = try closing.finish() {
+                    committed = Committed(changeset: changeset, previous: snapshot.commit, snapshotID: lmdb.id, state: closing.state)
+                }
+            }
+        } catch {
+            for request in requests { request.complete(error) }
+            return
+        }
+        if let committed { publish(committed, cores: requests.map(\.core)) }
+        for (request, outcome) in zip(requests, outcomes) { request.complete(outcome) }
+    }
+}
+
+/// Carries a grouped write's result from the writer thread to its caller.
+private final class ResultBox<R>: @unchecked Sendable {  // written on the writer thread before `complete`, read in it
+    var value: R?
 }

@@ -19,9 +19,21 @@ extension ReadTransaction {
     ///   that do not decode (``LarderError/Code/decodingFailed``, ``LarderError/Code/unknownFormat``,
     ///   ``LarderError/Code/corruptValue``).
     public final func object<A: Archiver>(forKey key: String, inCollection collection: String, archiver: A) throws -> A.Value? {
-        try withStoredValue(\.objects, collection: collection, key: key, operation: "object") { payload, format in
-            try unarchive(payload, format: format, with: archiver, operation: "object", collection: collection, key: key)
+        try cachedValue(.object, collection: collection, key: key, archiver: archiver, operation: "object")
+    }
+
+    /// The value at (`collection`, `key`) from the connection's cache, else read, decoded and
+    /// remembered in the cache.
+    @inline(__always)
+    private final func cachedValue<A: Archiver>(_ half: ConnectionCache.Half, collection: String, key: String, archiver: A, operation: String) throws -> A.Value? {
+        let index = YapDB.Index(collection: collection, key: key)
+        let commit = cacheCommit(for: index)
+        if let cached = core.cache.value(half, at: index, commit: commit, as: A.Value.self) { return cached }
+        let stored = try withStoredValue(half == .object ? \.objects : \.metadata, collection: collection, key: key, operation: operation) { payload, format in
+            try unarchive(payload, format: format, with: archiver, operation: operation, collection: collection, key: key)
         }
+        if let stored, let commit { core.cache.remember(stored, half, at: index, commit: commit) }
+        return stored
     }
 
     /// The object at (`collection`, `key`), or `nil` if there is none.
@@ -94,9 +106,7 @@ extension ReadTransaction {
     /// Reading metadata never reads or decodes the object.
     /// - Throws: as ``object(forKey:inCollection:archiver:)``.
     public final func metadata<A: Archiver>(forKey key: String, inCollection collection: String, archiver: A) throws -> A.Value? {
-        try withStoredValue(\.metadata, collection: collection, key: key, operation: "metadata") { payload, format in
-            try unarchive(payload, format: format, with: archiver, operation: "metadata", collection: collection, key: key)
-        }
+        try cachedValue(.metadata, collection: collection, key: key, archiver: archiver, operation: "metadata")
     }
 
     /// The metadata at (`collection`, `key`), or `nil` if there is none.

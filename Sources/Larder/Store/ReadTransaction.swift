@@ -7,15 +7,38 @@
 /// A transaction belongs to its closure: it is not `Sendable`, and using it after the closure
 /// returns stops the program with a message that names the misuse.
 public class ReadTransaction {
+    /// The commit a transaction sees, and whether it may use its connection's cache.
+    struct Snapshot {
+        var commit: UInt64
+        var cacheUsable: Bool
+    }
+
     let lmdb: LMDBTransaction
     let database: Database
+    let core: ConnectionCore
+    let snapshot: Snapshot
     var isActive = true
     /// Enumerations in progress; writes are refused while one runs (they would move its cursor).
     var enumerationDepth = 0
 
-    init(_ lmdb: LMDBTransaction, database: Database) {
+    init(_ lmdb: LMDBTransaction, database: Database, core: ConnectionCore, snapshot: Snapshot) {
         self.lmdb = lmdb
         self.database = database
+        self.core = core
+        self.snapshot = snapshot
+    }
+
+    /// The number of the last commit this transaction sees: every commit up to it, and none
+    /// after. Commits are numbered from 1 in the order they happen, by every process; a write
+    /// transaction sees the commit it started from (its own is the next).
+    public final var lastCommit: UInt64 {
+        checkActive()
+        return snapshot.commit
+    }
+
+    /// The commit whose cached values this transaction may use for `index`, `nil` when none.
+    func cacheCommit(for index: YapDB.Index) -> UInt64? {
+        snapshot.cacheUsable ? snapshot.commit : nil
     }
 
     @inline(__always)

@@ -3,20 +3,52 @@
 ///
 /// Every read of ``ReadTransaction`` works here too and sees this transaction's own writes.
 public final class ReadWriteTransaction: ReadTransaction {
+    /// What a write transaction has done so far that is not in LMDB itself. A group commit hands
+    /// it from one caller's nested transaction to the next, and drops a failed caller's copy.
+    struct State {
+        /// A value written in the transaction, kept for its connection's cache after the commit.
+        struct Written {
+            let owner: ObjectIdentifier
+            let value: Any
+        }
+
+        /// Changes of collection counts not yet written to the `collections` database.
+        var countChanges: [String: Int] = [:]
+        /// What the transaction changed: the changeset of its commit.
+        var changes = Changeset(commit: 0)
+        var writtenObjects: [YapDB.Index: Written] = [:]
+        var writtenMetadata: [YapDB.Index: Written] = [:]
+
+        /// The values `core` wrote that are still current.
+        func written(by core: ConnectionCore) -> (objects: [(YapDB.Index, Any)], metadata: [(YapDB.Index, Any)]) {
+            let owner = ObjectIdentifier(core)
+            return (writtenObjects.compactMap { $0.value.owner == owner ? ($0.key, $0.value.value) : nil },
+                    writtenMetadata.compactMap { $0.value.owner == owner ? ($0.key, $0.value.value) : nil })
+        }
+    }
+
     /// Reused for every object archived in this transaction.
     private var valueBuffer: [UInt8] = []
     /// Reused for metadata, archived before anything is stored so that a failure stores nothing.
     private var metadataBuffer: [UInt8] = []
-    /// Changes of collection counts not yet written to the `collections` database.
-    private var countChanges: [String: Int] = [:]
-    /// What this transaction changed, recorded for the changeset of its commit.
-    private(set) var changes = ChangeRecord()
+    private(set) var state: State
+    /// The commit information set by ``setCommitInfo(_:)``.
+    private var commitInfo: [UInt8]?
+    private(set) var isRolledBack = false
+    /// Written values beyond this many are not kept for the cache.
+    private let writeThroughLimit: Int
 
-    override init(_ lmdb: LMDBTransaction, database: Database) {
-        super.init(lmdb, database: database)
+    init(_ lmdb: LMDBTransaction, database: Database, core: ConnectionCore, snapshot: Snapshot, state: State) {
+        self.state = state
+        self.writeThroughLimit = core.cache.objectLimit
+        super.init(lmdb, database: database, core: core, snapshot: snapshot)
     }
 
-    var isRolledBack: Bool { lmdb.attempt?.rolledBack ?? false }
+    override func cacheCommit(for index: YapDB.Index) -> UInt64? {
+        // What this transaction changed is not what the cache holds.
+        guard snapshot.cacheUsable, !state.changes.hasChange(for: index) else { return nil }
+        return snapshot.commit
+    }
 
     @inline(__always)
     private func checkWritable() {
@@ -29,7 +61,56 @@ public final class ReadWriteTransaction: ReadTransaction {
     /// returns. The closure should return soon after; any further write stops the program.
     public func rollback() {
         checkActive()
-        lmdb.attempt?.rolledBack = true
+        isRolledBack = true
+    }
+
+    /// Attaches `info` to this transaction's commit: observers find it in the changeset
+    /// (``Changeset/commitInfo(as:)``), in this process and others. Keep it small (it is stored
+    /// in the change log); a second call replaces the first.
+    ///
+    /// ```swift
+    /// try db.write { txn in
+    ///     try txn.setObject(order, forKey: order.id, inCollection: "orders")
+    ///     try txn.setCommitInfo(["reason": "checkout"])
+    /// }
+    /// ```
+    /// - Throws: ``LarderError/Code/encodingFailed`` when `info` does not encode.
+    public func setCommitInfo(_ info: some Encodable) throws {
+        checkWritable()
+        do {
+            commitInfo = try MessagePackEncoder().encode(info)
+        } catch {
+            throw LarderError(.encodingFailed, "the commit information could not be encoded", operation: "setCommitInfo", underlying: String(describing: error))
+        }
+    }
+
+    /// Records what an extension changed, for the commit's changeset.
+    func recordExtensionChanges(_ payload: [UInt8], named name: String) {
+        state.changes.recordExtensionChanges(payload, named: name)
+    }
+
+    /// Moves the commit information into the state; called once the closure has returned.
+    func sealCommitInfo() {
+        if let commitInfo { state.changes.recordCommitInfo(commitInfo) }
+        commitInfo = nil
+    }
+
+    // MARK: Cache write-through
+
+    private func wrote(object value: Any?, at index: YapDB.Index) {
+        if let value, state.writtenObjects.count < writeThroughLimit || state.writtenObjects[index] != nil {
+            state.writtenObjects[index] = State.Written(owner: ObjectIdentifier(core), value: value)
+        } else {
+            state.writtenObjects[index] = nil
+        }
+    }
+
+    private func wrote(metadata value: Any?, at index: YapDB.Index) {
+        if let value, state.writtenMetadata.count < writeThroughLimit || state.writtenMetadata[index] != nil {
+            state.writtenMetadata[index] = State.Written(owner: ObjectIdentifier(core), value: value)
+        } else {
+            state.writtenMetadata[index] = nil
+        }
     }
 
     // MARK: Storing
@@ -71,13 +152,16 @@ public final class ReadWriteTransaction: ReadTransaction {
                 try archive(object, with: archiver, into: &valueBuffer, index: index, operation: operation)
                 if let metadata { try archive(metadata, with: metadataArchiver, into: &metadataBuffer, index: index, operation: operation) }
                 let existed = try put(valueBuffer, in: lmdb.databases.objects, at: storageKey)
-                if !existed { countChanges[collection, default: 0] += 1 }
-                changes.object(index, existed ? .updated : .inserted)
-                if metadata != nil {
+                if !existed { state.countChanges[collection, default: 0] += 1 }
+                state.changes.recordObject(index, existed ? .updated : .inserted)
+                wrote(object: object, at: index)
+                if let metadata {
                     let had = try put(metadataBuffer, in: lmdb.databases.metadata, at: storageKey)
-                    changes.metadata(index, had ? .updated : .inserted)
-                } else if try lmdb.delete(lmdb.databases.metadata, key: storageKey) {
-                    changes.metadata(index, .removed)
+                    state.changes.recordMetadata(index, had ? .updated : .inserted)
+                    wrote(metadata: metadata, at: index)
+                } else {
+                    if try lmdb.delete(lmdb.databases.metadata, key: storageKey) { state.changes.recordMetadata(index, .removed) }
+                    wrote(metadata: nil, at: index)
                 }
             }
         } catch let error as LarderError {
@@ -193,9 +277,11 @@ public final class ReadWriteTransaction: ReadTransaction {
                 try archive(value, with: archiver, into: &valueBuffer, index: index, operation: operation)
                 let existed = try put(valueBuffer, in: dbi, at: storageKey)
                 if dbi == lmdb.databases.objects {
-                    changes.object(index, .updated)
+                    state.changes.recordObject(index, .updated)
+                    wrote(object: value, at: index)
                 } else {
-                    changes.metadata(index, existed ? .updated : .inserted)
+                    state.changes.recordMetadata(index, existed ? .updated : .inserted)
+                    wrote(metadata: value, at: index)
                 }
                 return true
             }
@@ -214,7 +300,8 @@ public final class ReadWriteTransaction: ReadTransaction {
         let removed = try StorageKey.with(collection: collection, key: key, maxKeySize: maxKeySize, operation: "removeMetadata") { storageKey in
             try lmdb.delete(lmdb.databases.metadata, key: storageKey)
         }
-        if removed { changes.metadata(index, .removed) }
+        if removed { state.changes.recordMetadata(index, .removed) }
+        wrote(metadata: nil, at: index)
         return removed
     }
 
@@ -228,7 +315,7 @@ public final class ReadWriteTransaction: ReadTransaction {
     public func touchObject(forKey key: String, inCollection collection: String) throws -> Bool {
         checkWritable()
         guard try hasObject(forKey: key, inCollection: collection) else { return false }
-        changes.object(YapDB.Index(collection: collection, key: key), .updated)
+        state.changes.recordObject(YapDB.Index(collection: collection, key: key), .updated)
         return true
     }
 
@@ -239,7 +326,7 @@ public final class ReadWriteTransaction: ReadTransaction {
     public func touchMetadata(forKey key: String, inCollection collection: String) throws -> Bool {
         checkWritable()
         guard try hasObject(forKey: key, inCollection: collection) else { return false }
-        changes.metadata(YapDB.Index(collection: collection, key: key), .updated)
+        state.changes.recordMetadata(YapDB.Index(collection: collection, key: key), .updated)
         return true
     }
 
@@ -255,9 +342,11 @@ public final class ReadWriteTransaction: ReadTransaction {
         do {
             return try StorageKey.with(collection: collection, key: key, maxKeySize: maxKeySize, operation: "removeObject") { storageKey in
                 guard try lmdb.delete(lmdb.databases.objects, key: storageKey) else { return false }
-                countChanges[collection, default: 0] -= 1
-                changes.object(index, .removed)
-                if try lmdb.delete(lmdb.databases.metadata, key: storageKey) { changes.metadata(index, .removed) }
+                state.countChanges[collection, default: 0] -= 1
+                state.changes.recordObject(index, .removed)
+                if try lmdb.delete(lmdb.databases.metadata, key: storageKey) { state.changes.recordMetadata(index, .removed) }
+                wrote(object: nil, at: index)
+                wrote(metadata: nil, at: index)
                 return true
             }
         } catch let error as LarderError {
@@ -294,8 +383,10 @@ public final class ReadWriteTransaction: ReadTransaction {
             }
         }
         if removed > 0 {
-            countChanges[collection, default: 0] -= removed
-            changes.clearedCollections.insert(collection)
+            state.countChanges[collection, default: 0] -= removed
+            state.changes.recordCleared(collection)
+            state.writtenObjects = state.writtenObjects.filter { $0.key.collection != collection }
+            state.writtenMetadata = state.writtenMetadata.filter { $0.key.collection != collection }
         }
     }
 
@@ -306,31 +397,35 @@ public final class ReadWriteTransaction: ReadTransaction {
         try lmdb.empty(lmdb.databases.objects)
         try lmdb.empty(lmdb.databases.metadata)
         try lmdb.empty(lmdb.databases.collections)
-        countChanges.removeAll()
-        changes.removedEverything()
+        state.countChanges.removeAll()
+        state.changes.recordRemovedEverything()
+        state.writtenObjects.removeAll()
+        state.writtenMetadata.removeAll()
     }
 
     // MARK: Counts
 
     override func pendingCountChange(of collection: String) -> Int {
-        countChanges[collection] ?? 0
+        state.countChanges[collection] ?? 0
     }
 
     override var hasPendingCountChanges: Bool {
-        countChanges.values.contains { $0 != 0 }
+        state.countChanges.values.contains { $0 != 0 }
     }
 
     override func pendingNewCollections() throws -> [String] {
         var names: [String] = []
-        for (name, change) in countChanges where change > 0 {
+        for (name, change) in state.countChanges where change > 0 {
             if try storedCount(of: name) == 0 { names.append(name) }
         }
         return names
     }
 
-    /// Writes the collection counts; runs just before the commit.
-    func finish() throws {
-        for (collection, change) in countChanges where change != 0 {
+    /// Writes the collection counts and, when anything changed, the change log entry; runs just
+    /// before the commit. Returns the commit's changeset, `nil` when nothing changed.
+    func finish() throws -> Changeset? {
+        sealCommitInfo()
+        for (collection, change) in state.countChanges where change != 0 {
             let count = try storedCount(of: collection) + change
             let key = StorageKey.prefix(of: collection)
             if count > 0 {
@@ -342,6 +437,11 @@ public final class ReadWriteTransaction: ReadTransaction {
                 try key.withUnsafeBytes { _ = try lmdb.delete(lmdb.databases.collections, key: $0) }
             }
         }
-        countChanges.removeAll()
+        state.countChanges.removeAll()
+        guard !state.changes.isEmpty else { return nil }
+        let number = snapshot.commit + 1
+        state.changes.commits = number...number
+        try ChangeLog.append(state.changes, in: lmdb, limit: lmdb.environment.configuration.changeLogLimit)
+        return state.changes
     }
 }

@@ -4,10 +4,25 @@ import Glibc
 import Darwin
 #endif
 
+/// One asynchronous write waiting for the writer thread.
+struct WriteRequest: Sendable {
+    /// The database (kept open while the write waits).
+    let database: Database
+    /// The caches of the connection that asked, to update after the commit.
+    let core: ConnectionCore
+    /// Runs the caller's closure, keeping its result for `complete`.
+    let run: @Sendable (ReadWriteTransaction) throws -> Void
+    /// Resumes the caller: `nil` after a commit that kept its work, or the error.
+    let complete: @Sendable ((any Error)?) -> Void
+}
+
 /// The one thread that runs a database's asynchronous writes, so that waiting for LMDB's write
-/// lock never blocks a thread of Swift's cooperative pool. Jobs run in the order they arrive.
+/// lock never blocks a thread of Swift's cooperative pool. Requests run in the order they
+/// arrive; those waiting when the thread is free are committed together (group commit).
 final class WriterThread: @unchecked Sendable {  // queue state guarded by `lock`
-    typealias Job = @Sendable () -> Void
+    typealias Job = WriteRequest
+    /// The most requests committed together.
+    static let groupLimit = 64
 
     private let lock = ConditionLock()
     private var jobs: [Job] = []
@@ -15,7 +30,7 @@ final class WriterThread: @unchecked Sendable {  // queue state guarded by `lock
     private var stopping = false
 
     /// Queues `job`, starting the thread on first use.
-    func enqueue(_ job: @escaping Job) {
+    func enqueue(_ job: Job) {
         lock.lock()
         jobs.append(job)
         if !started {
@@ -58,10 +73,10 @@ final class WriterThread: @unchecked Sendable {  // queue state guarded by `lock
                 lock.unlock()
                 return
             }
-            let batch = jobs
-            jobs.removeAll()
+            let batch = Array(jobs.prefix(Self.groupLimit))
+            jobs.removeFirst(batch.count)
             lock.unlock()
-            for job in batch { job() }
+            batch[0].database.performGroupWrite(batch)
         }
     }
 }

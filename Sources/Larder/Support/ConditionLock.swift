@@ -10,8 +10,17 @@ final class ConditionLock: @unchecked Sendable {  // pthread objects live at sta
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
 
-    init() {
-        pthread_mutex_init(mutex, nil)
+    /// A recursive lock may be taken again by the thread that holds it.
+    init(recursive: Bool = false) {
+        if recursive {
+            var attributes = pthread_mutexattr_t()
+            pthread_mutexattr_init(&attributes)
+            pthread_mutexattr_settype(&attributes, Int32(PTHREAD_MUTEX_RECURSIVE))
+            pthread_mutex_init(mutex, &attributes)
+            pthread_mutexattr_destroy(&attributes)
+        } else {
+            pthread_mutex_init(mutex, nil)
+        }
         pthread_cond_init(condition, nil)
     }
 

@@ -1,0 +1,58 @@
+/// The `log` database: each commit's changeset under its number (8 bytes, big-endian), the newest
+/// ``Database/Configuration/changeLogLimit`` kept, and the number of the last commit in the
+/// `larder` database. Other processes read it to learn what changed.
+enum ChangeLog {
+    static let lastCommitKey = "last-commit"
+
+    /// The number of the last commit `lmdb` sees (0 before the first).
+    static func lastCommit(_ lmdb: LMDBTransaction) throws(LarderError) -> UInt64 {
+        guard let stored = try lmdb.get(lmdb.databases.larder, key: lastCommitKey) else { return 0 }
+        guard stored.count == 8 else {
+            throw LarderError(.corruptValue, "the last commit number is \(stored.count) bytes long, not 8", operation: "lastCommit", path: lmdb.environment.path)
+        }
+        return UInt64(bigEndian: stored.loadUnaligned(as: UInt64.self))
+    }
+
+    /// The changeset of commit `number`, or `nil` when the log no longer has it.
+    static func changeset(_ number: UInt64, in lmdb: LMDBTransaction) throws -> Changeset? {
+        let key = number.bigEndian
+        let stored = try withUnsafeBytes(of: key) { try lmdb.get(lmdb.databases.log, key: $0) }
+        guard let stored else { return nil }
+        do {
+            return try Changeset(logBytes: stored)
+        } catch let error as LarderError {
+            throw error.adding(operation: "readChangeLog", path: lmdb.environment.path)
+        }
+    }
+
+    /// The changesets after commit `after` through `through`, in order, or `nil` when the log
+    /// (or `recent`) does not have every one of them.
+    static func changesets(after: UInt64, through: UInt64, in lmdb: LMDBTransaction, recent: (UInt64) -> Changeset?) throws -> [Changeset]? {
+        guard through > after else { return [] }
+        var found: [Changeset] = []
+        found.reserveCapacity(Int(min(through - after, 1024)))
+        for number in (after + 1)...through {
+            guard let changeset = try recent(number) ?? changeset(number, in: lmdb) else { return nil }
+            found.append(changeset)
+        }
+        return found
+    }
+
+    /// Stores `changeset` as the newest commit and drops the entries beyond `limit`.
+    static func append(_ changeset: Changeset, in lmdb: LMDBTransaction, limit: Int) throws {
+        let number = changeset.commit
+        let bytes = try changeset.logBytes()
+        try withUnsafeBytes(of: number.bigEndian) { key in
+            try bytes.withUnsafeBytes { try lmdb.put(lmdb.databases.log, key: key, value: $0) }
+            try lmdb.put(lmdb.databases.larder, key: lastCommitKey, value: key)
+        }
+        guard number > UInt64(limit) else { return }
+        let oldestKept = number - UInt64(limit) + 1
+        try lmdb.withCursor(lmdb.databases.log) { cursor in
+            while let (key, _) = try cursor.first(), key.count == 8,
+                  UInt64(bigEndian: key.loadUnaligned(as: UInt64.self)) < oldestKept {
+                try cursor.deleteCurrent()
+            }
+        }
+    }
+}

@@ -1,0 +1,339 @@
+/// What one commit (or a run of consecutive commits) changed: for each index, whether its object
+/// and its metadata were inserted, updated or removed; which collections were cleared; whether
+/// everything was removed; and the commit information the writers attached.
+///
+/// Every write transaction that changes something produces one, numbered by its commit. Connections
+/// use them to keep their caches coherent; ``Database/changes(inCollection:)`` delivers them to
+/// observers; a pinned snapshot receives the ones it skipped when it moves forward
+/// (``Connection/advanceSnapshot()``). Commits of other processes arrive the same way, read from the
+/// store's change log.
+///
+/// ```swift
+/// for await changes in db.changes() {
+///     if changes.hasObjectChange(for: hammer.index) { refresh() }
+/// }
+/// ```
+///
+/// A changeset is a value: `Sendable`, and cheap to keep.
+///
+/// ## Resets
+/// When the changes themselves are no longer known (another process committed more than the change
+/// log keeps, see ``Database/Configuration/changeLogLimit``), a changeset with ``isReset`` set stands
+/// for them: every query answers "changed". Treat it as "reload everything".
+public struct Changeset: Sendable {
+    /// How a commit changed an object or a metadata value.
+    public enum Change: Sendable, Hashable {
+        case inserted, updated, removed
+
+        /// The net effect of `self` followed by `next`; `nil` when the two cancel out.
+        func then(_ next: Change) -> Change? {
+            switch (self, next) {
+            case (.inserted, .removed): nil  // came and went
+            case (.inserted, _): .inserted
+            case (.removed, .inserted): .updated
+            default: next
+            }
+        }
+    }
+
+    /// The change of one index: its object's and its metadata's (`nil` for a half that did not change).
+    public struct IndexChange: Sendable, Hashable {
+        public internal(set) var object: Change?
+        public internal(set) var metadata: Change?
+    }
+
+    /// The commits this changeset covers: one commit, or several merged in order.
+    public internal(set) var commits: ClosedRange<UInt64>
+    /// Whether the changes are unknown (see "Resets" above): every query answers `true`.
+    public internal(set) var isReset = false
+    /// Whether every object of every collection was removed (before the changes listed, which came
+    /// after).
+    public internal(set) var removedEverything = false
+    /// Collections whose objects were all removed (before the changes listed in them, which came after).
+    public internal(set) var clearedCollections: Set<String> = []
+    /// Changes by collection, then by key.
+    private(set) var entries: [String: [String: IndexChange]] = [:]
+    /// What each extension recorded, by extension name, one payload per commit that had any.
+    private(set) var extensionPayloads: [String: [[UInt8]]] = [:]
+    /// The commit information of each transaction that attached some, in commit order.
+    private(set) var commitInfos: [[UInt8]] = []
+
+    /// The last commit this changeset covers.
+    public var commit: UInt64 { commits.upperBound }
+
+    init(commit: UInt64) {
+        commits = commit...commit
+    }
+
+    /// A changeset that says "anything may have changed" up to `commit`.
+    static func reset(after previous: UInt64, upTo commit: UInt64) -> Changeset {
+        var changeset = Changeset(commit: commit)
+        changeset.commits = min(previous + 1, commit)...commit
+        changeset.isReset = true
+        return changeset
+    }
+
+    /// Whether nothing at all is recorded (such a transaction produces no commit).
+    var isEmpty: Bool {
+        entries.isEmpty && clearedCollections.isEmpty && !removedEverything && !isReset
+            && extensionPayloads.isEmpty && commitInfos.isEmpty
+    }
+
+    // MARK: Queries
+
+    /// The change of the object and metadata at `index`, `nil` when neither is listed.
+    ///
+    /// Not listed does not mean unchanged when ``isReset``, ``removedEverything`` or
+    /// ``clearedCollections`` says otherwise; the `has…` queries take those into account.
+    public func change(for index: YapDB.Index) -> IndexChange? {
+        entries[index.collection]?[index.key]
+    }
+
+    /// Every listed index change, by collection and key (see ``change(for:)``).
+    public var changes: [YapDB.Index: IndexChange] {
+        var all: [YapDB.Index: IndexChange] = [:]
+        for (collection, keys) in entries {
+            for (key, change) in keys { all[YapDB.Index(collection: collection, key: key)] = change }
+        }
+        return all
+    }
+
+    func forEachChange(_ body: (YapDB.Index, IndexChange) -> Void) {
+        for (collection, keys) in entries {
+            for (key, change) in keys { body(YapDB.Index(collection: collection, key: key), change) }
+        }
+    }
+
+    /// The keys listed as changed in `collection`.
+    public func changedKeys(inCollection collection: String) -> Set<String> {
+        Set(entries[collection]?.keys ?? [:].keys)
+    }
+
+    /// The collections with listed changes or cleared.
+    public var changedCollections: Set<String> {
+        clearedCollections.union(entries.keys)
+    }
+
+    /// Whether the whole of `collection` may have changed without its keys being listed.
+    private func wholeCollectionChanged(_ collection: String) -> Bool {
+        isReset || removedEverything || clearedCollections.contains(collection)
+    }
+
+    /// Whether the object or the metadata at `index` changed.
+    public func hasChange(for index: YapDB.Index) -> Bool {
+        wholeCollectionChanged(index.collection) || entries[index.collection]?[index.key] != nil
+    }
+
+    /// Whether the object at `index` changed (inserted, updated, touched or removed).
+    public func hasObjectChange(for index: YapDB.Index) -> Bool {
+        wholeCollectionChanged(index.collection) || entries[index.collection]?[index.key]?.object != nil
+    }
+
+    /// Whether the metadata at `index` changed. Removing an object removes its metadata.
+    public func hasMetadataChange(for index: YapDB.Index) -> Bool {
+        wholeCollectionChanged(index.collection) || entries[index.collection]?[index.key]?.metadata != nil
+    }
+
+    /// Whether anything in `collection` changed.
+    public func hasChange(inCollection collection: String) -> Bool {
+        wholeCollectionChanged(collection) || entries[collection] != nil
+    }
+
+    /// Whether the object or metadata of any of `keys` in `collection` changed.
+    public func hasChange(forAnyKeys keys: some Sequence<String>, inCollection collection: String) -> Bool {
+        if wholeCollectionChanged(collection) { return true }
+        guard let changed = entries[collection] else { return false }
+        return keys.contains { changed[$0] != nil }
+    }
+
+    /// Whether the object of any of `keys` in `collection` changed.
+    public func hasObjectChange(forAnyKeys keys: some Sequence<String>, inCollection collection: String) -> Bool {
+        if wholeCollectionChanged(collection) { return true }
+        guard let changed = entries[collection] else { return false }
+        return keys.contains { changed[$0]?.object != nil }
+    }
+
+    /// Whether the metadata of any of `keys` in `collection` changed.
+    public func hasMetadataChange(forAnyKeys keys: some Sequence<String>, inCollection collection: String) -> Bool {
+        if wholeCollectionChanged(collection) { return true }
+        guard let changed = entries[collection] else { return false }
+        return keys.contains { changed[$0]?.metadata != nil }
+    }
+
+    /// The commit information attached by ``ReadWriteTransaction/setCommitInfo(_:)``, decoded as
+    /// `T`: one value per transaction that attached one, in commit order (a group commit or a
+    /// merged changeset carries several).
+    /// - Throws: ``LarderError/Code/decodingFailed`` when a value does not decode as `T`.
+    public func commitInfo<T: Decodable>(as type: T.Type = T.self) throws -> [T] {
+        let decoder = MessagePackDecoder()
+        return try commitInfos.map { bytes in
+            do {
+                return try decoder.decode(T.self, from: bytes)
+            } catch {
+                throw LarderError(.decodingFailed, "the commit information does not decode as \(T.self)", operation: "commitInfo", underlying: String(describing: error))
+            }
+        }
+    }
+
+    /// The payloads an extension recorded, one per commit that had any, in commit order.
+    func extensionChanges(named name: String) -> [[UInt8]] {
+        extensionPayloads[name] ?? []
+    }
+
+    // MARK: Recording
+
+    mutating func recordObject(_ index: YapDB.Index, _ change: Change) {
+        record(index) { $0.object = $0.object.map { $0.then(change) } ?? change }
+    }
+
+    mutating func recordMetadata(_ index: YapDB.Index, _ change: Change) {
+        record(index) { $0.metadata = $0.metadata.map { $0.then(change) } ?? change }
+    }
+
+    private mutating func record(_ index: YapDB.Index, _ update: (inout IndexChange) -> Void) {
+        var keys = entries.removeValue(forKey: index.collection) ?? [:]
+        var entry = keys[index.key] ?? IndexChange()
+        update(&entry)
+        keys[index.key] = entry.object == nil && entry.metadata == nil ? nil : entry
+        if !keys.isEmpty { entries[index.collection] = keys }
+    }
+
+    mutating func recordCleared(_ collection: String) {
+        entries[collection] = nil
+        clearedCollections.insert(collection)
+    }
+
+    mutating func recordRemovedEverything() {
+        entries.removeAll()
+        clearedCollections.removeAll()
+        removedEverything = true
+    }
+
+    mutating func recordExtensionChanges(_ payload: [UInt8], named name: String) {
+        extensionPayloads[name, default: []].append(payload)
+    }
+
+    mutating func recordCommitInfo(_ bytes: [UInt8]) {
+        commitInfos.append(bytes)
+    }
+
+    /// Appends the changes of `later`, which came after `self`: the result covers both.
+    mutating func merge(_ later: Changeset) {
+        commits = min(commits.lowerBound, later.commits.lowerBound)...max(commits.upperBound, later.commits.upperBound)
+        isReset = isReset || later.isReset
+        if later.removedEverything {
+            entries.removeAll()
+            clearedCollections.removeAll()
+            removedEverything = true
+        }
+        for collection in later.clearedCollections { recordCleared(collection) }
+        for (collection, keys) in later.entries {
+            for (key, change) in keys {
+                let index = YapDB.Index(collection: collection, key: key)
+                if let object = change.object { recordObject(index, object) }
+                if let metadata = change.metadata { recordMetadata(index, metadata) }
+            }
+        }
+        for (name, payloads) in later.extensionPayloads { extensionPayloads[name, default: []].append(contentsOf: payloads) }
+        commitInfos.append(contentsOf: later.commitInfos)
+    }
+
+    /// The changesets merged, in order; `nil` for none.
+    static func merged(_ changesets: some Sequence<Changeset>) -> Changeset? {
+        var iterator = changesets.makeIterator()
+        guard var result = iterator.next() else { return nil }
+        while let next = iterator.next() { result.merge(next) }
+        return result
+    }
+
+    // MARK: Change log form
+
+    /// The form a changeset takes in the `log` database: MessagePack, readable by any tool.
+    private struct LogForm: Codable {
+        var version = 1
+        var first: UInt64
+        var last: UInt64
+        var everything: Bool
+        var cleared: [String]
+        /// collection -> key -> object change code + 4 × metadata change code (0 none, 1 inserted, 2 updated, 3 removed)
+        var changes: [String: [String: UInt8]]
+        var extensions: [String: [[UInt8]]]
+        var info: [[UInt8]]
+    }
+
+    private static func code(_ change: Change?) -> UInt8 {
+        switch change {
+        case nil: 0
+        case .inserted: 1
+        case .updated: 2
+        case .removed: 3
+        }
+    }
+
+    private static func change(_ code: UInt8) throws -> Change? {
+        switch code {
+        case 0: nil
+        case 1: .inserted
+        case 2: .updated
+        case 3: .removed
+        default: throw LarderError(.corruptValue, "a change log entry has an unknown change code \(code)")
+        }
+    }
+
+    /// The bytes stored in the `log` database.
+    func logBytes() throws -> [UInt8] {
+        let form = LogForm(
+            first: commits.lowerBound, last: commits.upperBound, everything: removedEverything,
+            cleared: clearedCollections.sorted(),
+            changes: entries.mapValues { $0.mapValues { Self.code($0.object) | Self.code($0.metadata) << 4 } },
+            extensions: extensionPayloads, info: commitInfos)
+        return try MessagePackEncoder().encode(form)
+    }
+
+    /// Reads a changeset from its `log` form.
+    init(logBytes bytes: UnsafeRawBufferPointer) throws {
+        let form: LogForm
+        do {
+            form = try MessagePackDecoder().decode(LogForm.self, from: bytes)
+        } catch {
+            throw LarderError(.corruptValue, "a change log entry does not decode", operation: "readChangeLog", underlying: String(describing: error))
+        }
+        guard form.version == 1, form.first <= form.last else {
+            throw LarderError(.corruptValue, "a change log entry has version \(form.version) or an invalid commit range", operation: "readChangeLog")
+        }
+        commits = form.first...form.last
+        removedEverything = form.everything
+        clearedCollections = Set(form.cleared)
+        entries = try form.changes.mapValues { keys in
+            try keys.mapValues { IndexChange(object: try Self.change($0 & 0x0f), metadata: try Self.change($0 >> 4)) }
+        }
+        extensionPayloads = form.extensions
+        commitInfos = form.info
+    }
+}
+
+extension Sequence where Element == Changeset {
+    /// Whether the object or metadata at `index` changed in any of these changesets.
+    public func hasChange(for index: YapDB.Index) -> Bool { contains { $0.hasChange(for: index) } }
+    /// Whether the object at `index` changed in any of these changesets.
+    public func hasObjectChange(for index: YapDB.Index) -> Bool { contains { $0.hasObjectChange(for: index) } }
+    /// Whether the metadata at `index` changed in any of these changesets.
+    public func hasMetadataChange(for index: YapDB.Index) -> Bool { contains { $0.hasMetadataChange(for: index) } }
+    /// Whether anything in `collection` changed in any of these changesets.
+    public func hasChange(inCollection collection: String) -> Bool { contains { $0.hasChange(inCollection: collection) } }
+
+    /// Whether the object or metadata of any of `keys` in `collection` changed in any of these.
+    public func hasChange(forAnyKeys keys: some Collection<String>, inCollection collection: String) -> Bool {
+        contains { $0.hasChange(forAnyKeys: keys, inCollection: collection) }
+    }
+
+    /// Whether the object of any of `keys` in `collection` changed in any of these.
+    public func hasObjectChange(forAnyKeys keys: some Collection<String>, inCollection collection: String) -> Bool {
+        contains { $0.hasObjectChange(forAnyKeys: keys, inCollection: collection) }
+    }
+
+    /// Whether the metadata of any of `keys` in `collection` changed in any of these.
+    public func hasMetadataChange(forAnyKeys keys: some Collection<String>, inCollection collection: String) -> Bool {
+        contains { $0.hasMetadataChange(forAnyKeys: keys, inCollection: collection) }
+    }
+}

@@ -1,0 +1,129 @@
+/// Keeps a subscription while a stream or one of its iterators exists; ends it after.
+final class SubscriptionLease: Sendable {
+    let subscription: ChangeSubscription
+    let database: Database  // keeps the store open while someone observes it
+
+    init(database: Database, collection: String?) {
+        self.database = database
+        let hub = database.environment.changeHub
+        subscription = ChangeSubscription(collection: collection, hub: hub)
+        hub.subscribe(subscription, environment: database.environment)
+    }
+
+    deinit { subscription.cancel() }
+}
+
+/// The changesets of a database's commits, as they happen: those of this process and, found in
+/// the change log, those of other processes (``Database/Configuration/changePollInterval``).
+///
+/// The stream starts receiving when it is created, so nothing committed between creating it and
+/// iterating it is missed. It has one consumer: iterate it once. It ends when the consuming task is
+/// cancelled; dropping the stream ends it too. Either way everything it held is released.
+///
+/// A consumer that falls behind never holds up writers: beyond 64 waiting changesets, the waiting
+/// ones are merged into one that covers them all (see ``Changeset/commits``).
+public struct ChangeStream: AsyncSequence, Sendable {
+    public typealias Element = Changeset
+    public typealias Failure = Never
+
+    let lease: SubscriptionLease
+
+    public func makeAsyncIterator() -> Iterator { Iterator(lease: lease) }
+
+    public struct Iterator: AsyncIteratorProtocol {
+        let lease: SubscriptionLease
+
+        public mutating func next() async -> Changeset? {
+            await lease.subscription.next()
+        }
+
+        public mutating func next(isolation actor: isolated (any Actor)?) async -> Changeset? {
+            await lease.subscription.next()
+        }
+    }
+}
+
+/// The value of one object, first as it is and then each time a commit changes it (`nil` while
+/// there is none). Values come from the latest commit when the consumer asks, so a consumer that
+/// is slower than the writes sees the latest value, not every intermediate one. Ends when the
+/// consuming task is cancelled; throws if a read fails.
+public struct ObjectObservation<Value: Sendable>: AsyncSequence, Sendable {
+    public typealias Element = Value?
+    public typealias Failure = any Error
+
+    let lease: SubscriptionLease
+    let index: YapDB.Index
+    let connection: Connection
+    let read: @Sendable (ReadTransaction) throws -> Value?
+
+    public func makeAsyncIterator() -> Iterator { Iterator(observation: self) }
+
+    public struct Iterator: AsyncIteratorProtocol {
+        let observation: ObjectObservation
+        var seen: UInt64?
+
+        public mutating func next() async throws -> Value?? {
+            if let seen {
+                while let changeset = await observation.lease.subscription.next() {
+                    if changeset.commit > seen, changeset.hasObjectChange(for: observation.index) { break }
+                    if Task.isCancelled { return nil }
+                }
+                if Task.isCancelled { return nil }
+            }
+            let read = observation.read
+            let (value, commit) = try await observation.connection.read { txn in (try read(txn), txn.lastCommit) }
+            seen = commit
+            return .some(value)
+        }
+    }
+}
+
+extension Database {
+    /// The changesets of every commit from now on (of this process and others), as an async
+    /// sequence; with `collection`, only those that change something in it.
+    ///
+    /// ```swift
+    /// for await changes in db.changes(inCollection: "products") {
+    ///     print("commit \(changes.commit) changed \(changes.changedKeys(inCollection: "products"))")
+    /// }
+    /// ```
+    public func changes(inCollection collection: String? = nil) -> ChangeStream {
+        ChangeStream(lease: SubscriptionLease(database: self, collection: collection))
+    }
+
+    /// Looks for commits of other processes now, instead of at the next poll: observers receive
+    /// them before this returns. (Reads and writes of this process find them anyway when they see
+    /// a newer commit.)
+    public func checkForExternalChanges() {
+        environment.whileOpen { environment.changeHub.poll(environment) }
+    }
+
+    /// How many change observers are live (for tests and diagnostics).
+    var observerCount: Int { environment.changeHub.subscriberCount }
+}
+
+extension Connection {
+    /// The object `id` of type `T`, now and after every commit that changes it, read through this
+    /// connection (and its cache).
+    ///
+    /// ```swift
+    /// for try await product in connection.observe(Product.self, id: "p1") {
+    ///     show(product)  // nil while there is no such product
+    /// }
+    /// ```
+    public func observe<T: Persistable & Saveable & Sendable>(_ type: T.Type, id: T.ID) -> ObjectObservation<T> {
+        let key = T.key(for: id)
+        return ObjectObservation(
+            lease: SubscriptionLease(database: database, collection: T.collection), index: T.index(forKey: key),
+            connection: self, read: { try $0.object(forKey: key, inCollection: T.collection, as: T.self) })
+    }
+
+    /// The object `id` of type `T`, now and after every commit that changes it.
+    @_disfavoredOverload
+    public func observe<T: Persistable & Codable & Sendable>(_ type: T.Type, id: T.ID) -> ObjectObservation<T> {
+        let key = T.key(for: id)
+        return ObjectObservation(
+            lease: SubscriptionLease(database: database, collection: T.collection), index: T.index(forKey: key),
+            connection: self, read: { try $0.object(forKey: key, inCollection: T.collection, as: T.self) })
+    }
+}
