@@ -7,6 +7,12 @@
 //       `Database(path:)`. Prints the LarderError code (or "opened"); exits 0 exactly when the
 //       open threw `.permissionDenied`.
 //
+//   larder-test-helper commit <path> <count> <change-log-limit>
+//       Opens the store with the given change log limit and makes <count> commits, one
+//       transaction each. Commit i (from 0) sets key "shared" of collection "external" to the
+//       string "value-<i>" and key "c<i>" to the integer i, with commit information "helper-<i>".
+//       Prints the number of the last commit.
+//
 //   larder-test-helper grow <path> <megabytes>
 //       Opens the store with a 1 MiB initial map and writes <megabytes> MiB of 64 KiB values
 //       into collection "grown" (keys "g00000"...), 1 MiB per transaction, so the map must
@@ -93,6 +99,27 @@ func grow(path: String, megabytes: Int) -> Never {
     }
 }
 
+func commit(path: String, count: Int, logLimit: Int) -> Never {
+    var configuration = Database.Configuration()
+    configuration.changeLogLimit = logLimit
+    do {
+        let db = try Database(path: path, configuration: configuration)
+        var last: UInt64 = 0
+        for i in 0..<count {
+            last = try db.write { txn in
+                try txn.setObject("value-\(i)", forKey: "shared", inCollection: "external")
+                try txn.setObject(i, forKey: "c\(i)", inCollection: "external")
+                try txn.setCommitInfo("helper-\(i)")
+                return txn.lastCommit + 1
+            }
+        }
+        print(last)
+        exit(0)
+    } catch {
+        fail("commit failed: \(error)")
+    }
+}
+
 func key(_ index: Int) -> String {
     let digits = String(index)
     return "g" + String(repeating: "0", count: max(0, 5 - digits.count)) + digits
@@ -106,6 +133,9 @@ case "open-as-nobody" where arguments.count == 3:
 case "grow" where arguments.count == 4:
     guard let megabytes = Int(arguments[3]), megabytes > 0 else { fail("grow: bad size", status: 2) }
     grow(path: arguments[2], megabytes: megabytes)
+case "commit" where arguments.count == 5:
+    guard let count = Int(arguments[3]), count > 0, let limit = Int(arguments[4]), limit > 0 else { fail("commit: bad numbers", status: 2) }
+    commit(path: arguments[2], count: count, logLimit: limit)
 default:
     fail("unknown command or wrong arguments: \(arguments.dropFirst().joined(separator: " "))", status: 2)
 }

@@ -31,6 +31,21 @@ import Darwin
         try store.expectUnchanged()
     }
 
+    @Test func movingAPinnedSnapshotInsideItsReadStops() async throws {
+        let store = try MisuseStore()
+        let path = store.path
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) { [path = path as String] in
+            misuseChild {
+                let db = try Database(path: path)
+                let connection = db.newConnection()
+                try connection.pinSnapshot()
+                try connection.read { _ in _ = try connection.advanceSnapshot() }
+            }
+        }
+        expectStopped(result, message: "pinned snapshot was moved inside a read of it")
+        try store.expectUnchanged()
+    }
+
     @Test func writeInsideWriteThroughAnotherDatabaseOnTheSameFileStops() async throws {
         // Two Database values on one file share the environment: LMDB would deadlock all the same.
         let store = try MisuseStore()

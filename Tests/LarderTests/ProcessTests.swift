@@ -466,7 +466,7 @@ private struct ReaderStats: Sendable {
     }
 }
 
-private final class LockedBox<Value: Sendable>: Sendable {
+final class LockedBox<Value: Sendable>: Sendable {
     private let mutex: Mutex<Value>
     init(_ value: Value) { mutex = Mutex(value) }
     func withLock<R: Sendable>(_ body: (inout Value) -> R) -> R { mutex.withLock { body(&$0) } }

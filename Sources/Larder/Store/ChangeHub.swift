@@ -1,4 +1,5 @@
 import Dispatch
+import Synchronization
 
 /// The changesets of one store in this process, in commit order: it keeps the recent ones (so
 /// connections catch up without reading the log) and delivers each, once, to every subscriber.
@@ -13,7 +14,11 @@ final class ChangeHub: @unchecked Sendable {  // state guarded by `lock`
     private let lock = ConditionLock()
     private var recent: [UInt64: Changeset] = [:]
     /// The last commit delivered to subscribers (or skipped while there were none).
-    private var lastPublished: UInt64 = 0
+    private var lastPublished: UInt64 = 0 {
+        didSet { published.store(lastPublished, ordering: .releasing) }
+    }
+    /// `lastPublished`, readable without the lock (every transaction checks it).
+    private let published = Atomic<UInt64>(0)
     private var subscribers: [ObjectIdentifier: ChangeSubscription] = [:]
     private var poller: DispatchSourceTimer?
     private var lastPolledID = -1
@@ -49,6 +54,7 @@ final class ChangeHub: @unchecked Sendable {  // state guarded by `lock`
     /// Publishes the commits after the last published one through `commit`, which `lmdb` sees,
     /// reading them from the log. Commits the log no longer has become one reset.
     func catchUp(_ lmdb: LMDBTransaction, to commit: UInt64) {
+        guard commit > published.load(ordering: .acquiring) else { return }
         lock.withLock {
             guard commit > lastPublished else { return }
             guard !subscribers.isEmpty else {
@@ -159,6 +165,14 @@ final class ChangeSubscription: @unchecked Sendable {  // state guarded by `lock
     }
 
     var bufferedCount: Int { lock.withLock { buffer.count } }
+
+    /// Removes and returns what is buffered, without waiting (for tests).
+    func takeBuffered() -> [Changeset] {
+        lock.withLock {
+            defer { buffer.removeAll() }
+            return buffer
+        }
+    }
 
     func receive(_ changeset: Changeset) {
         if let collection, !changeset.hasChange(inCollection: collection) { return }

@@ -72,7 +72,8 @@ public final class Database: Sendable {
 
     /// Uses `archiver` for values of its type in `collection`, instead of the type's own archiver
     /// (``Saveable``) or the default MessagePack archiver (`Codable`). Reads and writes of other
-    /// types in that collection are not affected.
+    /// types in that collection are not affected, so an object type and a metadata type can each
+    /// have one; registering again for the same type and collection replaces the archiver.
     ///
     /// ```swift
     /// db.register(JSONArchiver<Product>(), forCollection: "products")

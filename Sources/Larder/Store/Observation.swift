@@ -30,7 +30,7 @@ public struct ChangeStream: AsyncSequence, Sendable {
 
     public func makeAsyncIterator() -> Iterator { Iterator(lease: lease) }
 
-    public struct Iterator: AsyncIteratorProtocol {
+    public struct Iterator: AsyncIteratorProtocol, Sendable {
         let lease: SubscriptionLease
 
         public mutating func next() async -> Changeset? {
@@ -58,7 +58,7 @@ public struct ObjectObservation<Value: Sendable>: AsyncSequence, Sendable {
 
     public func makeAsyncIterator() -> Iterator { Iterator(observation: self) }
 
-    public struct Iterator: AsyncIteratorProtocol {
+    public struct Iterator: AsyncIteratorProtocol, Sendable {
         let observation: ObjectObservation
         var seen: UInt64?
 

@@ -29,6 +29,9 @@ final class WriterThread: @unchecked Sendable {  // queue state guarded by `lock
     private var started = false
     private var stopping = false
 
+    /// Requests waiting for the thread (for tests).
+    var waitingCount: Int { lock.withLock { jobs.count } }
+
     /// Queues `job`, starting the thread on first use.
     func enqueue(_ job: Job) {
         lock.lock()
