@@ -30,12 +30,26 @@ public struct CacheStatistics: Sendable, Equatable {
 final class ConnectionCache: @unchecked Sendable {  // state guarded by `lock`
     enum Half { case object, metadata }
 
+    /// An index with its hash computed once: a read that misses looks it up, then stores it.
+    struct Key: Hashable {
+        let index: YapDB.Index
+        let hash: Int
+
+        init(_ index: YapDB.Index) {
+            self.index = index
+            self.hash = index.hashValue
+        }
+
+        func hash(into hasher: inout Hasher) { hasher.combine(hash) }
+        static func == (a: Key, b: Key) -> Bool { a.hash == b.hash && a.index == b.index }
+    }
+
     /// Beyond this many commits to catch up on, emptying the cache is cheaper than reading them.
     static let catchUpLimit: UInt64 = 256
 
     private let lock = ConditionLock()
-    private var objects: LRUCache<YapDB.Index, Any>
-    private var metadata: LRUCache<YapDB.Index, Any>
+    private var objects: LRUCache<Key, Any>
+    private var metadata: LRUCache<Key, Any>
     private var commit: UInt64 = 0
     /// The LMDB id of a snapshot known to be at `commit` (LMDB ids change on every commit).
     private var snapshotID = -1
@@ -88,7 +102,7 @@ final class ConnectionCache: @unchecked Sendable {  // state guarded by `lock`
     }
 
     /// The cached value at `index`, if the cache is at `commit`; counts a hit or a miss.
-    func value<T>(_ half: Half, at index: YapDB.Index, commit: UInt64?, as type: T.Type) -> T? {
+    func value<T>(_ half: Half, at index: Key, commit: UInt64?, as type: T.Type) -> T? {
         lock.lock()
         defer { lock.unlock() }
         var found: T?
@@ -105,7 +119,7 @@ final class ConnectionCache: @unchecked Sendable {  // state guarded by `lock`
     }
 
     /// Keeps `value`, decoded at `commit`, unless the cache has moved to another commit meanwhile.
-    func remember(_ value: Any, _ half: Half, at index: YapDB.Index, commit: UInt64) {
+    func remember(_ value: Any, _ half: Half, at index: Key, commit: UInt64) {
         lock.withLock {
             guard commit == self.commit else { return }
             if half == .object { objects.set(value, for: index) } else { metadata.set(value, for: index) }
@@ -119,8 +133,8 @@ final class ConnectionCache: @unchecked Sendable {  // state guarded by `lock`
         lock.withLock {
             guard commit == previous else { return }
             apply(changeset)
-            for (index, value) in written { objects.set(value, for: index) }
-            for (index, value) in writtenMetadata { metadata.set(value, for: index) }
+            for (index, value) in written { objects.set(value, for: Key(index)) }
+            for (index, value) in writtenMetadata { metadata.set(value, for: Key(index)) }
             commit = changeset.commit
             self.snapshotID = snapshotID
         }
@@ -133,12 +147,13 @@ final class ConnectionCache: @unchecked Sendable {  // state guarded by `lock`
         }
         if !changeset.clearedCollections.isEmpty {
             let cleared = changeset.clearedCollections
-            objects.removeAll { cleared.contains($0.collection) }
-            metadata.removeAll { cleared.contains($0.collection) }
+            objects.removeAll { cleared.contains($0.index.collection) }
+            metadata.removeAll { cleared.contains($0.index.collection) }
         }
         changeset.forEachChange { index, change in
-            if change.object != nil { objects.removeValue(for: index) }
-            if change.metadata != nil { metadata.removeValue(for: index) }
+            let key = Key(index)
+            if change.object != nil { objects.removeValue(for: key) }
+            if change.metadata != nil { metadata.removeValue(for: key) }
         }
     }
 

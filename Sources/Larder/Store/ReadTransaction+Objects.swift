@@ -28,11 +28,12 @@ extension ReadTransaction {
     private final func cachedValue<A: Archiver>(_ half: ConnectionCache.Half, collection: String, key: String, archiver: A, operation: String) throws -> A.Value? {
         let index = YapDB.Index(collection: collection, key: key)
         let commit = cacheCommit(for: index)
-        if let cached = core.cache.value(half, at: index, commit: commit, as: A.Value.self) { return cached }
+        let cacheKey = ConnectionCache.Key(index)
+        if let cached = core.cache.value(half, at: cacheKey, commit: commit, as: A.Value.self) { return cached }
         let stored = try withStoredValue(half == .object ? \.objects : \.metadata, collection: collection, key: key, operation: operation) { payload, format in
             try unarchive(payload, format: format, with: archiver, operation: operation, collection: collection, key: key)
         }
-        if let stored, let commit { core.cache.remember(stored, half, at: index, commit: commit) }
+        if let stored, let commit { core.cache.remember(stored, half, at: cacheKey, commit: commit) }
         return stored
     }
 

@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// The namespace of YapDatabase's value types, kept so that code written against
 /// YapDatabaseExtensions reads the same.
 public enum YapDB {
@@ -24,13 +30,33 @@ public enum YapDB {
         }
 
         public static func == (lhs: Index, rhs: Index) -> Bool {
-            lhs.collection.utf8.elementsEqual(rhs.collection.utf8) && lhs.key.utf8.elementsEqual(rhs.key.utf8)
+            Self.bytesEqual(lhs.key, rhs.key) && Self.bytesEqual(lhs.collection, rhs.collection)
         }
 
         public func hash(into hasher: inout Hasher) {
-            for byte in collection.utf8 { hasher.combine(byte) }
-            hasher.combine(0 as UInt8)
-            for byte in key.utf8 { hasher.combine(byte) }
+            Self.combine(collection, into: &hasher)
+            hasher.combine(0 as UInt8)  // a collection has no NUL, so this ends it unambiguously
+            Self.combine(key, into: &hasher)
+        }
+
+        /// Whether two strings have the same UTF-8 bytes (`==` on `String` compares canonical
+        /// equivalence instead); a memory comparison for native strings.
+        @inline(__always)
+        private static func bytesEqual(_ a: String, _ b: String) -> Bool {
+            let fast = a.utf8.withContiguousStorageIfAvailable { a in
+                b.utf8.withContiguousStorageIfAvailable { b in
+                    a.count == b.count && (a.count == 0 || memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0)
+                }
+            }
+            return (fast ?? nil) ?? a.utf8.elementsEqual(b.utf8)
+        }
+
+        @inline(__always)
+        private static func combine(_ string: String, into hasher: inout Hasher) {
+            let done: Void? = string.utf8.withContiguousStorageIfAvailable { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+            if done == nil {  // a bridged string: the same bytes, hashed the same way
+                Array(string.utf8).withUnsafeBytes { hasher.combine(bytes: $0) }
+            }
         }
 
         /// Storage order: by collection, then key, comparing UTF-8 bytes.

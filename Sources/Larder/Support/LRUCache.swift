@@ -41,21 +41,24 @@ struct LRUCache<Key: Hashable, Value> {
     /// Stores `value` for `key` as the most recently used, evicting the oldest beyond the limit.
     mutating func set(_ value: Value, for key: Key) {
         guard limit > 0 else { return }
-        if let slot = slots[key] {
-            nodes[slot].value = value
-            moveToNewest(slot)
+        let fresh = free.last ?? nodes.count
+        var existing = -1
+        // One hash lookup for both cases: claim `fresh` for a new key, or find the old slot.
+        { (slot: inout Int) in
+            if slot < 0 { slot = fresh } else { existing = slot }
+        }(&slots[key, default: -1])
+        if existing >= 0 {
+            nodes[existing].value = value
+            moveToNewest(existing)
             return
         }
-        let slot: Int
-        if let reused = free.popLast() {
-            slot = reused
-            nodes[slot] = Node(key: key, value: value)
-        } else {
-            slot = nodes.count
+        if fresh == nodes.count {
             nodes.append(Node(key: key, value: value))
+        } else {
+            free.removeLast()
+            nodes[fresh] = Node(key: key, value: value)
         }
-        slots[key] = slot
-        linkAsNewest(slot)
+        linkAsNewest(fresh)
         if slots.count > limit { evictOldest() }
     }
 
