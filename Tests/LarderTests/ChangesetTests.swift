@@ -169,6 +169,20 @@ struct ChangesetTests {
         }
     }
 
+    @Test func commitInfoThatDoesNotEncodeIsAClearErrorAndKeepsTheStore() throws {
+        try withStore { db, _ throws in
+            let error = #expect(throws: LarderError.self) {
+                try db.write { txn in
+                    try txn.setObject(1, forKey: "x", inCollection: "c")
+                    try txn.setCommitInfo(Date(timeIntervalSinceReferenceDate: .infinity))
+                }
+            }
+            #expect(error?.code == .encodingFailed)
+            #expect(try !db.read { txn throws in try txn.hasObject(forKey: "x", inCollection: "c") })
+            #expect(try db.read { $0.lastCommit } == 0)
+        }
+    }
+
     @Test func transactionsThatChangeNothingMakeNoCommit() throws {
         try withStore { db, _ in
             let changes = db.changes()

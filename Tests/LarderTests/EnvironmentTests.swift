@@ -57,10 +57,18 @@ struct EnvironmentTests {
         #expect(try db.read { try $0.object(forKey: "k", inCollection: "c", as: Int.self) } == 1)
     }
 
-    @Test func invalidConfigurationIsRefused() {
+    @Test(arguments: [
+        { (c: inout Database.Configuration) in c.initialMapSize = 0 },
+        { (c: inout Database.Configuration) in c.maxReaders = 0 },
+        { (c: inout Database.Configuration) in c.changeLogLimit = 0 },
+        { (c: inout Database.Configuration) in c.changePollInterval = .zero },
+        { (c: inout Database.Configuration) in c.objectCacheLimit = -1 },
+        { (c: inout Database.Configuration) in c.metadataCacheLimit = -5 },
+    ] as [@Sendable (inout Database.Configuration) -> Void])
+    func invalidConfigurationIsRefused(_ spoil: @Sendable (inout Database.Configuration) -> Void) {
         let directory = TemporaryDirectory()
         var configuration = Database.Configuration()
-        configuration.initialMapSize = 0
+        spoil(&configuration)
         #expect { try Database(path: directory.file("store"), configuration: configuration) } throws: { error in
             (error as? LarderError)?.code == .invalidConfiguration
         }

@@ -10,6 +10,9 @@ import Synchronization
 final class ChangeHub: @unchecked Sendable {  // state guarded by `lock`
     /// How many recent changesets are kept in memory.
     static let recentLimit = 128
+    /// Changesets listing more indexes than this are not kept in memory (a bulk import's would
+    /// hold a lot); whoever needs one reads it from the log.
+    static let recentEntryLimit = 4096
 
     private let lock = ConditionLock()
     private var recent: [UInt64: Changeset] = [:]
@@ -74,6 +77,7 @@ final class ChangeHub: @unchecked Sendable {  // state guarded by `lock`
     }
 
     private func remember(_ changeset: Changeset) {
+        guard changeset.entryCount <= Self.recentEntryLimit else { return }
         recent[changeset.commit] = changeset
         if recent.count > Self.recentLimit, changeset.commit >= UInt64(Self.recentLimit) {
             recent = recent.filter { $0.key > changeset.commit - UInt64(Self.recentLimit) }

@@ -73,6 +73,9 @@ public struct Changeset: Sendable {
         return changeset
     }
 
+    /// How many indexes are listed.
+    var entryCount: Int { entries.values.reduce(0) { $0 + $1.count } }
+
     /// Whether nothing at all is recorded (such a transaction produces no commit).
     var isEmpty: Bool {
         entries.isEmpty && clearedCollections.isEmpty && !removedEverything && !isReset

@@ -22,8 +22,8 @@ import Synchronization
 /// ## Pinned snapshots
 /// A user interface wants a stable view of the store that moves forward only when it is ready:
 /// ``pinSnapshot()`` keeps the connection's reads on one snapshot, ``advanceSnapshot()`` moves them
-/// to the newest commit in one step and returns the changesets skipped. See
-/// <doc:Observation> in the guides.
+/// to the newest commit in one step and returns the changesets skipped. The guide
+/// `Documentation/Changes.md` shows the pattern.
 public final class Connection: Sendable {
     /// The database this connection belongs to.
     public let database: Database

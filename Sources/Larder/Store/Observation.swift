@@ -98,6 +98,18 @@ extension Database {
         environment.whileOpen { environment.changeHub.poll(environment) }
     }
 
+    /// The object `id` of type `T`, now and after every commit that changes it, read through a
+    /// connection of its own; see ``Connection/observe(_:id:)-(T.Type,_)``.
+    public func observe<T: Persistable & Saveable & Sendable>(_ type: T.Type, id: T.ID) -> ObjectObservation<T> {
+        newConnection().observe(T.self, id: id)
+    }
+
+    /// The object `id` of type `T`, now and after every commit that changes it.
+    @_disfavoredOverload
+    public func observe<T: Persistable & Codable & Sendable>(_ type: T.Type, id: T.ID) -> ObjectObservation<T> {
+        newConnection().observe(T.self, id: id)
+    }
+
     /// How many change observers are live (for tests and diagnostics).
     var observerCount: Int { environment.changeHub.subscriberCount }
 }
