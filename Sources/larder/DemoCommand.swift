@@ -64,11 +64,7 @@ struct DemoCommand: ParsableCommand {
         }
         print("- under 20, skipping p1 before decoding it: \(cheap.joined(separator: ", "))")
 
-        try store.write { txn in
-            _ = try txn.replaceMetadata(Stock(count: 3, checked: Date()), forKey: "p3", inCollection: Product.collection)
-            _ = try txn.remove(Product.self, key: "p5")
-        }
-        print("- replaced p3's metadata only (stock \(stock?.count ?? 0) -> 3) and removed p5")
+        try showChanges(store, stockBefore: stock?.count ?? 0)
 
         db = nil  // close the store, then open it again
         let reopened = try Database(path: path)
@@ -78,5 +74,29 @@ struct DemoCommand: ParsableCommand {
              try txn.read(Product.self, key: "p3")?.name)
         }
         print("- reopened: \(count) products; p3 is still \(name ?? "missing") with stock \(after ?? 0)")
+    }
+
+    /// A user interface's connection, pinned to one snapshot, sees a write only when it moves on,
+    /// and learns what changed.
+    private func showChanges(_ store: Database, stockBefore: Int) throws {
+        let screen = store.newConnection()
+        try screen.pinSnapshot()
+        try store.write { txn in
+            _ = try txn.replaceMetadata(Stock(count: 3, checked: Date()), forKey: "p3", inCollection: Product.collection)
+            _ = try txn.remove(Product.self, key: "p5")
+            try txn.setCommitInfo("stock take")
+        }
+        print("- replaced p3's metadata only (stock \(stockBefore) -> 3) and removed p5")
+
+        let shown = try screen.read { try $0.numberOfKeys(inCollection: Product.collection) }
+        let changes = try screen.advanceSnapshot()
+        let described = changes.flatMap { changeset in
+            changeset.changes.sorted { $0.key < $1.key }.map { index, change in
+                let halves = [change.object.map { "object \($0)" }, change.metadata.map { "metadata \($0)" }].compactMap { $0 }
+                return "\(index.key) \(halves.joined(separator: ", "))"
+            }
+        }
+        let reasons = try changes.flatMap { try $0.commitInfo(as: String.self) }
+        print("- a pinned snapshot still showed \(shown) products; moving it on reported \(changes.count) commit (\(reasons.joined(separator: ", "))): \(described.joined(separator: "; "))")
     }
 }

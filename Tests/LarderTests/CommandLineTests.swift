@@ -27,6 +27,7 @@ struct CommandLineTests {
             #expect(lines.contains("- collections: products (5 keys)"))
             #expect(lines.contains("- last two keys, newest first: p5, p4"))
             #expect(lines.contains("- under 20, skipping p1 before decoding it: Chisel, Rasp"))
+            #expect(lines.contains("- a pinned snapshot still showed 5 products; moving it on reported 1 commit (stock take): p3 metadata updated; p5 object removed, metadata removed"))
             #expect(lines.last == "- reopened: 4 products; p3 is still Chisel with stock 3")
         }
         let db = try Database(path: path)

@@ -38,6 +38,32 @@ struct DocumentationExampleTests {
         #expect(total == 1)
     }
 
+    @Test func readmeObservation() async throws {
+        let directory = TemporaryDirectory()
+        let db = try Database(path: directory.file("shop"))
+        try await db.write { try $0.write(Product(id: "p1", name: "Hammer", price: 24)) }
+        var prices: [Double?] = []
+        for try await product in db.observe(Product.self, id: "p1") {
+            prices.append(product?.price)
+            if prices.count == 2 { break }
+            try await db.write { try $0.write(Product(id: "p1", name: "Hammer", price: 26)) }
+        }
+        #expect(prices == [24, 26])
+    }
+
+    /// Documentation/Changes.md, "Pinned snapshots".
+    @Test func pinnedSnapshotGuide() throws {
+        let directory = TemporaryDirectory()
+        let db = try Database(path: directory.file("shop"))
+        let ui = db.newConnection()
+        try ui.pinSnapshot()
+        try db.write { try $0.write(Product(id: "p1", name: "Hammer", price: 24)) }
+        #expect(try ui.read { try $0.read(Product.self, key: "p1") } == nil)
+        let changes = try ui.advanceSnapshot()
+        #expect(changes.hasChange(inCollection: "products"))
+        #expect(try ui.read { try $0.read(Product.self, key: "p1") }?.price == 24)
+    }
+
     struct Note: Codable, Persistable {
         static let collection = "notes"
         var id: String
