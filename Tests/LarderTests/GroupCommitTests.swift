@@ -129,6 +129,44 @@ struct GroupCommitTests {
     }
 }
 
+extension GroupCommitTests {
+    /// A synchronous write, callable from async code (where `write` resolves to the async one).
+    static func appendNow(_ db: Database, _ value: Int, to key: String) throws {
+        try db.write { txn in
+            let list = try txn.object(forKey: key, inCollection: "order", as: [Int].self) ?? []
+            try txn.setObject(list + [value], forKey: key, inCollection: "order")
+        }
+    }
+
+    @Test func syncAndAsyncWritesOfOneTaskKeepTheirOrder() async throws {
+        let directory = TemporaryDirectory()
+        var configuration = Database.Configuration()
+        configuration.durability = .noMetaSync
+        let db = try Database(path: directory.file("store"), configuration: configuration)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for task in 0..<4 {
+                group.addTask {
+                    let key = "task\(task)"
+                    for step in 0..<30 {
+                        if step % 3 == 0 {
+                            try Self.appendNow(db, step, to: key)
+                        } else {
+                            try await db.write { txn in
+                                let list = try txn.object(forKey: key, inCollection: "order", as: [Int].self) ?? []
+                                try txn.setObject(list + [step], forKey: key, inCollection: "order")
+                            }
+                        }
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        for task in 0..<4 {
+            #expect(try await db.read { try $0.object(forKey: "task\(task)", inCollection: "order", as: [Int].self) } == Array(0..<30))
+        }
+    }
+}
+
 extension Result {
     var failure: Failure? {
         if case .failure(let error) = self { return error }
