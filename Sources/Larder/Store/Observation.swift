@@ -116,7 +116,8 @@ extension Database {
 
 extension Connection {
     /// The object `id` of type `T`, now and after every commit that changes it, read through this
-    /// connection (and its cache).
+    /// connection (and its cache). On a connection with a pinned snapshot the values come from the
+    /// pinned snapshot: observe through an unpinned connection to follow the newest commit.
     ///
     /// ```swift
     /// for try await product in connection.observe(Product.self, id: "p1") {
