@@ -10,6 +10,8 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        // Tests only: property-based tests of the ordered tuple key encoding.
+        .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
     ],
     targets: [
         // The C library, from the system: Debian's liblmdb-dev (`apt-get install liblmdb-dev`).
@@ -37,7 +39,10 @@ let package = Package(
         ),
         .testTarget(
             name: "LarderTests",
-            dependencies: ["Larder"]
+            dependencies: [
+                "Larder",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]
