@@ -34,6 +34,8 @@ final class Environment: @unchecked Sendable {  // the handle is used under LMDB
     let gate = TransactionGate()
     /// Publishes this process's commits, and those it learns of from other processes.
     let changeHub = ChangeHub()
+    /// The extensions registered on this store in this process.
+    let extensions = ExtensionRegistry()
     private let poolLock = ConditionLock()
     private var pool: [OpaquePointer] = []
     private static let poolLimit = 64

@@ -58,6 +58,14 @@ public struct LarderError: Error, Sendable, CustomStringConvertible {
         public static let io = Code(rawValue: "io")
         /// The configuration is not valid (see the message).
         public static let invalidConfiguration = Code(rawValue: "invalidConfiguration")
+        /// An extension name is empty, too long, or contains NUL.
+        public static let invalidExtensionName = Code(rawValue: "invalidExtensionName")
+        /// No extension of that name (and kind) is registered in this process: a handle used
+        /// after ``Database/unregisterExtension(named:)``, or a dependency registered later.
+        public static let extensionNotRegistered = Code(rawValue: "extensionNotRegistered")
+        /// The registration conflicts with what is registered: the name is taken by another
+        /// definition, or other extensions depend on the one being unregistered.
+        public static let extensionConflict = Code(rawValue: "extensionConflict")
         /// Any other LMDB failure; ``LarderError/lmdbCode`` holds LMDB's return code.
         public static let lmdb = Code(rawValue: "lmdb")
     }
@@ -72,6 +80,8 @@ public struct LarderError: Error, Sendable, CustomStringConvertible {
     public var index: YapDB.Index?
     /// The file or directory involved, if any.
     public var path: String?
+    /// The extension involved, if any.
+    public var extensionName: String?
     /// LMDB's (or the operating system's `errno`) return code, if the failure came from there.
     public var lmdbCode: Int32?
     /// The error an archiver or the operating system threw, described, if any.
@@ -80,8 +90,9 @@ public struct LarderError: Error, Sendable, CustomStringConvertible {
     /// Creates an error; Larder builds these, and your own archivers may too.
     public init(
         _ code: Code, _ message: String, operation: String? = nil, index: YapDB.Index? = nil,
-        path: String? = nil, lmdbCode: Int32? = nil, underlying: String? = nil
+        path: String? = nil, lmdbCode: Int32? = nil, underlying: String? = nil, extensionName: String? = nil
     ) {
+        self.extensionName = extensionName
         self.code = code
         self.message = message
         self.operation = operation
@@ -94,6 +105,8 @@ public struct LarderError: Error, Sendable, CustomStringConvertible {
     public var description: String {
         var text = "LarderError.\(code): \(message)"
         if let operation { text += " [operation: \(operation)]" }
+        if let index { text += " [index: \(index)]" }
+        if let extensionName { text += " [extension: \(extensionName)]" }
         if let path { text += " [path: \(path)]" }
         if let lmdbCode { text += " [code: \(lmdbCode)]" }
         if let underlying { text += " [cause: \(underlying)]" }

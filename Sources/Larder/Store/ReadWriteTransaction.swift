@@ -18,6 +18,8 @@ public final class ReadWriteTransaction: ReadTransaction {
         var changes = Changeset(commit: 0)
         var writtenObjects: [YapDB.Index: Written] = [:]
         var writtenMetadata: [YapDB.Index: Written] = [:]
+        /// Indexes each extension saw change, by extension name (views report them at commit).
+        var extensionTouched: [String: Set<YapDB.Index>] = [:]
 
         /// The values `core` wrote that are still current.
         func written(by core: ConnectionCore) -> (objects: [(YapDB.Index, Any)], metadata: [(YapDB.Index, Any)]) {
@@ -37,10 +39,13 @@ public final class ReadWriteTransaction: ReadTransaction {
     private(set) var isRolledBack = false
     /// Written values beyond this many are not kept for the cache.
     private let writeThroughLimit: Int
+    /// The extensions this transaction keeps up to date, dependencies first.
+    let extensions: [any ExtensionRuntime]
 
     init(_ lmdb: LMDBTransaction, database: Database, core: ConnectionCore, snapshot: Snapshot, state: State) {
         self.state = state
         self.writeThroughLimit = core.cache.objectLimit
+        self.extensions = lmdb.environment.extensions.all
         super.init(lmdb, database: database, core: core, snapshot: snapshot)
     }
 
@@ -87,6 +92,55 @@ public final class ReadWriteTransaction: ReadTransaction {
     /// Records what an extension changed, for the commit's changeset.
     func recordExtensionChanges(_ payload: [UInt8], named name: String) {
         state.changes.recordExtensionChanges(payload, named: name)
+    }
+
+    /// Notes that extension `name` saw `index` change in this transaction.
+    func noteTouched(_ index: YapDB.Index, by name: String) {
+        state.extensionTouched[name, default: []].insert(index)
+    }
+
+    /// The indexes extension `name` saw change in this transaction.
+    func touched(by name: String) -> Set<YapDB.Index> {
+        state.extensionTouched[name] ?? []
+    }
+
+    // MARK: Extensions
+
+    /// Hands `change` to every extension that reads its collection, dependencies first.
+    private func dispatch(_ change: ExtensionChange) throws {
+        guard !extensions.isEmpty else { return }
+        for runtime in extensions {
+            switch change {
+            case .row(let row):
+                guard runtime.receives(row.index), row.objectChanged || (row.metadataChanged && runtime.readsMetadata) else { continue }
+            case .removed(let index):
+                guard runtime.receives(index) else { continue }
+            case .cleared(let collection):
+                guard runtime.collections?.contains(collection) ?? true else { continue }
+            case .removedEverything:
+                break
+            }
+            do {
+                try runtime.apply(change, in: self)
+            } catch var error as LarderError {
+                if error.extensionName == nil { error.extensionName = runtime.name }
+                throw error
+            }
+        }
+    }
+
+    /// Marks stale the extensions recorded in the store that this process has not registered
+    /// and whose collections this commit changes: their next registration rebuilds them.
+    private func markUnregisteredExtensionsStale() throws {
+        let registry = lmdb.environment.extensions
+        for (name, var record) in try ExtensionRecord.all(in: lmdb) where !record.stale && registry.runtime(named: name) == nil {
+            let changes = state.changes
+            let touched = changes.removedEverything
+                || record.collections.map { !changes.changedCollections.isDisjoint(with: $0) } ?? !changes.changedCollections.isEmpty
+            guard touched else { continue }
+            record.stale = true
+            try record.write(name, in: lmdb)
+        }
     }
 
     /// Moves the commit information into the state; called once the closure has returned.
@@ -163,6 +217,7 @@ public final class ReadWriteTransaction: ReadTransaction {
                     if try lmdb.delete(lmdb.databases.metadata, key: storageKey) { state.changes.recordMetadata(index, .removed) }
                     wrote(metadata: nil, at: index)
                 }
+                try dispatch(.row(ExtensionRow(index: index, objectChanged: true, metadataChanged: true, writtenObject: object, writtenMetadata: .some(metadata.map { $0 as Any }))))
             }
         } catch let error as LarderError {
             throw error.adding(operation: operation, index: index)
@@ -279,9 +334,11 @@ public final class ReadWriteTransaction: ReadTransaction {
                 if dbi == lmdb.databases.objects {
                     state.changes.recordObject(index, .updated)
                     wrote(object: value, at: index)
+                    try dispatch(.row(ExtensionRow(index: index, objectChanged: true, metadataChanged: false, writtenObject: value, writtenMetadata: nil)))
                 } else {
                     state.changes.recordMetadata(index, existed ? .updated : .inserted)
                     wrote(metadata: value, at: index)
+                    try dispatch(.row(ExtensionRow(index: index, objectChanged: false, metadataChanged: true, writtenObject: nil, writtenMetadata: .some(value))))
                 }
                 return true
             }
@@ -300,7 +357,10 @@ public final class ReadWriteTransaction: ReadTransaction {
         let removed = try StorageKey.with(collection: collection, key: key, maxKeySize: maxKeySize, operation: "removeMetadata") { storageKey in
             try lmdb.delete(lmdb.databases.metadata, key: storageKey)
         }
-        if removed { state.changes.recordMetadata(index, .removed) }
+        if removed {
+            state.changes.recordMetadata(index, .removed)
+            try dispatch(.row(ExtensionRow(index: index, objectChanged: false, metadataChanged: true, writtenObject: nil, writtenMetadata: .some(nil))))
+        }
         wrote(metadata: nil, at: index)
         return removed
     }
@@ -315,7 +375,9 @@ public final class ReadWriteTransaction: ReadTransaction {
     public func touchObject(forKey key: String, inCollection collection: String) throws -> Bool {
         checkWritable()
         guard try hasObject(forKey: key, inCollection: collection) else { return false }
-        state.changes.recordObject(YapDB.Index(collection: collection, key: key), .updated)
+        let index = YapDB.Index(collection: collection, key: key)
+        state.changes.recordObject(index, .updated)
+        try dispatch(.row(ExtensionRow(index: index, objectChanged: true, metadataChanged: false, writtenObject: nil, writtenMetadata: nil)))
         return true
     }
 
@@ -326,7 +388,9 @@ public final class ReadWriteTransaction: ReadTransaction {
     public func touchMetadata(forKey key: String, inCollection collection: String) throws -> Bool {
         checkWritable()
         guard try hasObject(forKey: key, inCollection: collection) else { return false }
-        state.changes.recordMetadata(YapDB.Index(collection: collection, key: key), .updated)
+        let index = YapDB.Index(collection: collection, key: key)
+        state.changes.recordMetadata(index, .updated)
+        try dispatch(.row(ExtensionRow(index: index, objectChanged: false, metadataChanged: true, writtenObject: nil, writtenMetadata: nil)))
         return true
     }
 
@@ -347,6 +411,7 @@ public final class ReadWriteTransaction: ReadTransaction {
                 if try lmdb.delete(lmdb.databases.metadata, key: storageKey) { state.changes.recordMetadata(index, .removed) }
                 wrote(object: nil, at: index)
                 wrote(metadata: nil, at: index)
+                try dispatch(.removed(index))
                 return true
             }
         } catch let error as LarderError {
@@ -387,6 +452,7 @@ public final class ReadWriteTransaction: ReadTransaction {
             state.changes.recordCleared(collection)
             state.writtenObjects = state.writtenObjects.filter { $0.key.collection != collection }
             state.writtenMetadata = state.writtenMetadata.filter { $0.key.collection != collection }
+            try dispatch(.cleared(collection))
         }
     }
 
@@ -401,6 +467,7 @@ public final class ReadWriteTransaction: ReadTransaction {
         state.changes.recordRemovedEverything()
         state.writtenObjects.removeAll()
         state.writtenMetadata.removeAll()
+        try dispatch(.removedEverything)
     }
 
     // MARK: Counts
@@ -438,7 +505,11 @@ public final class ReadWriteTransaction: ReadTransaction {
             }
         }
         state.countChanges.removeAll()
+        for runtime in extensions {
+            if let payload = try runtime.finish(in: self) { state.changes.recordExtensionChanges(payload, named: runtime.name) }
+        }
         guard !state.changes.isEmpty else { return nil }
+        try markUnregisteredExtensionsStale()
         let number = snapshot.commit + 1
         state.changes.commits = number...number
         try ChangeLog.append(state.changes, in: lmdb, limit: lmdb.environment.configuration.changeLogLimit)

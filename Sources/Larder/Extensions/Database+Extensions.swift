@@ -1,0 +1,186 @@
+/// Registering, unregistering and checking extensions.
+///
+/// An extension (a ``View``, ``FilteredView`` or ``SecondaryIndex``) is registered under a name
+/// with a version tag. Its state lives in the store, in named databases of its own, and every
+/// write transaction keeps it up to date, in the same transaction as the objects it derives from.
+///
+/// - Registering with the tag the store already has for that name does no work at all: no scan,
+///   whatever the size of the store. Register every extension at each launch, before writing.
+/// - A new name, or a changed tag, (re)builds the extension over the collections it reads (or the
+///   view it filters), in one write transaction, reporting progress.
+/// - Register an extension in **every process** that writes the store. A process that writes the
+///   extension's collections without it marks it stale in the store, and the next registration
+///   anywhere rebuilds it, whatever the tag.
+extension Database {
+    /// The names of the extensions registered in this process, in registration order.
+    public var registeredExtensions: [String] {
+        environment.extensions.all.map(\.name)
+    }
+
+    /// Registers the extension that `make` builds over its opened parts.
+    func registerExtension(
+        named name: String, kind: String, versionTag: String, collections: Set<String>?, dependencies: [String],
+        parts: [String], progress: ((RegistrationProgress) -> Void)?,
+        make: (ExtensionParts) throws -> any ExtensionRuntime
+    ) throws {
+        try Self.validate(extensionName: name)
+        let registry = environment.extensions
+        if let existing = registry.runtime(named: name) {
+            guard existing.kind == kind, existing.versionTag == versionTag else {
+                throw LarderError(
+                    .extensionConflict,
+                    "an extension named \(name) is registered already with another definition (\(existing.kind), tag \(existing.versionTag)); unregister it first",
+                    operation: "register", extensionName: name)
+            }
+            return
+        }
+        for dependency in dependencies where registry.runtime(named: dependency) == nil {
+            throw LarderError(.extensionNotRegistered, "extension \(name) depends on \(dependency), which is not registered: register \(dependency) first", operation: "register", extensionName: name)
+        }
+        var added = false
+        do {
+            try write { txn in
+                let parts = try ExtensionParts.open(extension: name, parts: parts, in: txn.lmdb)
+                let runtime = try make(parts)
+                let record = try ExtensionRecord.read(name, in: txn.lmdb)
+                let current = record.map { $0.kind == kind && $0.versionTag == versionTag && !$0.stale } ?? false
+                if !current {
+                    try parts.empty(in: txn.lmdb)
+                    try runtime.rebuild(in: txn) { done, total in
+                        progress?(RegistrationProgress(extensionName: name, processed: done, total: total))
+                    }
+                    let stored = ExtensionRecord(kind: kind, versionTag: versionTag, collections: collections.map { $0.sorted() }, stale: false)
+                    try stored.write(name, in: txn.lmdb)
+                    txn.recordExtensionChanges(ExtensionPayload.rebuilt, named: name)
+                }
+                // Added inside the transaction, while it holds the writer lock: every write that
+                // starts after this commit keeps the extension up to date.
+                registry.add(runtime)
+                added = true
+            }
+        } catch {
+            if added { registry.remove(named: name) }
+            throw error
+        }
+    }
+
+    /// Unregisters the extension `name` and empties its state in the store, so that registering it
+    /// again rebuilds it. Works for an extension recorded in the store but not registered in this
+    /// process too.
+    /// - Throws: ``LarderError/Code/extensionConflict`` when registered extensions depend on it
+    ///   (unregister those first); ``LarderError/Code/invalidExtensionName``.
+    public func unregisterExtension(named name: String) throws {
+        try Self.validate(extensionName: name)
+        let registry = environment.extensions
+        let dependents = registry.all.filter { $0.dependencies.contains(name) }.map(\.name)
+        guard dependents.isEmpty else {
+            throw LarderError(.extensionConflict, "extensions \(dependents.joined(separator: ", ")) depend on \(name): unregister them first", operation: "unregisterExtension", extensionName: name)
+        }
+        try write { txn in
+            let registered = registry.runtime(named: name)
+            if let registered {
+                try registered.parts.empty(in: txn.lmdb)
+            } else if let record = try ExtensionRecord.read(name, in: txn.lmdb) {
+                for part in Self.parts(ofKind: record.kind) {
+                    // Keep the (now empty) database: its handle may be open in this process.
+                    if let dbi = try? txn.lmdb.openDatabase(ExtensionParts.databaseName(extension: name, part: part), create: false) {
+                        try txn.lmdb.empty(dbi)
+                    }
+                }
+            }
+            try ExtensionRecord.remove(name, in: txn.lmdb)
+            registry.remove(named: name)
+            txn.recordExtensionChanges(ExtensionPayload.removed, named: name)
+        }
+    }
+
+    /// Recomputes every registered extension from the objects and compares the result with its
+    /// stored state. An empty result means every extension is consistent.
+    ///
+    /// Runs in a write transaction that is rolled back: the recomputed state is built in scratch
+    /// databases that never reach the disk. It reads every object the extensions read.
+    public func verifyExtensions() throws -> [ExtensionDifference] {
+        try write { txn in
+            defer { txn.rollback() }
+            var differences: [ExtensionDifference] = []
+            for runtime in environment.extensions.all {
+                let scratchParts = try ExtensionParts.open(extension: runtime.name, parts: runtime.parts.names, in: txn.lmdb, scratch: true)
+                try scratchParts.empty(in: txn.lmdb)
+                let scratch = runtime.rebound(to: scratchParts)
+                try scratch.rebuild(in: txn) { _, _ in }
+                let stored = try runtime.logicalContents(in: txn)
+                let expected = try scratch.logicalContents(in: txn)
+                for part in runtime.parts.names {
+                    differences += Self.compare(stored[part] ?? [], expected[part] ?? [], extension: runtime.name, part: part)
+                }
+            }
+            return differences
+        }
+    }
+
+    /// The first few differences between stored and expected entries of one part.
+    private static func compare(_ stored: [[UInt8]], _ expected: [[UInt8]], extension name: String, part: String) -> [ExtensionDifference] {
+        guard stored != expected else { return [] }
+        let storedSet = Set(stored)
+        let expectedSet = Set(expected)
+        var found: [ExtensionDifference] = []
+        for entry in expected where !storedSet.contains(entry) {
+            found.append(ExtensionDifference(extensionName: name, part: part, detail: "missing entry \(describe(entry))"))
+            if found.count >= 10 { return found }
+        }
+        for entry in stored where !expectedSet.contains(entry) {
+            found.append(ExtensionDifference(extensionName: name, part: part, detail: "unexpected entry \(describe(entry))"))
+            if found.count >= 10 { return found }
+        }
+        if found.isEmpty {
+            found.append(ExtensionDifference(extensionName: name, part: part, detail: "the same entries in another order or multiplicity (\(stored.count) stored, \(expected.count) expected)"))
+        }
+        return found
+    }
+
+    private static func describe(_ bytes: [UInt8]) -> String {
+        let shown = bytes.prefix(48).map { byte in (0x20..<0x7f).contains(byte) ? String(UnicodeScalar(byte)) : "\\x" + String(byte, radix: 16) }
+        return "\"" + shown.joined() + (bytes.count > 48 ? "…" : "") + "\""
+    }
+
+    static func validate(extensionName name: String) throws(LarderError) {
+        let length = name.utf8.count
+        guard length > 0, length <= 200, !name.utf8.contains(0) else {
+            throw LarderError(.invalidExtensionName, "extension names are 1 to 200 UTF-8 bytes without NUL", operation: "register", extensionName: name)
+        }
+    }
+
+    /// The parts each kind keeps, to clean up an extension this process did not register.
+    static func parts(ofKind kind: String) -> [String] {
+        switch kind {
+        case ExtensionKind.secondaryIndex: ["entries", "map"]
+        default: ["tree", "map", "groups"]
+        }
+    }
+}
+
+/// The kinds of extension, as recorded in the store.
+enum ExtensionKind {
+    static let secondaryIndex = "secondaryIndex"
+    static let view = "view"
+    static let filteredView = "filteredView"
+}
+
+/// Payloads every extension may put in a changeset besides its own changes.
+enum ExtensionPayload {
+    /// The extension was (re)built: consumers reload everything it shows.
+    static let rebuilt: [UInt8] = [0xA7] + Array("rebuilt".utf8)  // MessagePack "rebuilt"
+    /// The extension was unregistered.
+    static let removed: [UInt8] = [0xA7] + Array("removed".utf8)
+}
+
+extension ReadTransaction {
+    /// The registered runtime of extension `name`, of type `R`.
+    func extensionRuntime<R: ExtensionRuntime>(named name: String, as type: R.Type) throws -> R {
+        checkActive()
+        guard let runtime = lmdb.environment.extensions.runtime(named: name) as? R else {
+            throw LarderError(.extensionNotRegistered, "no extension named \(name) of this kind is registered in this process", operation: "extension", extensionName: name)
+        }
+        return runtime
+    }
+}

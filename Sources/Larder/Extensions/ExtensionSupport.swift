@@ -1,0 +1,90 @@
+/// A metadata type for extensions that do not read metadata: their closures take no metadata
+/// argument, and changes of metadata alone pass them by.
+public struct NoMetadata: Codable, Sendable, Hashable {}
+
+extension ReadTransaction {
+    /// The object at `index` as a `T` for an extension: the value just written when it is one,
+    /// else the stored value decoded; `nil` when there is none or it is not a `T` (a collection
+    /// may hold several types; an extension sees those of its own).
+    func extensionObject<T: Codable>(_ type: T.Type, at index: YapDB.Index, written: Any?) throws -> T? {
+        if let value = written as? T { return value }
+        do {
+            return try object(forKey: index.key, inCollection: index.collection, archiver: metadataArchiver(T.self, in: index.collection))
+        } catch let error as LarderError where error.code == .decodingFailed || error.code == .unknownFormat {
+            return nil
+        }
+    }
+
+    /// The metadata at `index` as an `M` for an extension, like ``extensionObject(_:at:written:)``.
+    func extensionMetadata<M: Codable>(_ type: M.Type, at index: YapDB.Index, written: Any??) throws -> M? {
+        if M.self == NoMetadata.self { return nil }
+        if let written {
+            guard let value = written else { return nil }
+            if let metadata = value as? M { return metadata }
+        }
+        do {
+            return try metadata(forKey: index.key, inCollection: index.collection, archiver: metadataArchiver(M.self, in: index.collection))
+        } catch let error as LarderError where error.code == .decodingFailed || error.code == .unknownFormat {
+            return nil
+        }
+    }
+
+    /// The number of objects in `collections` (`nil`: all), for progress reports.
+    func objectCount(in collections: Set<String>?) throws -> Int {
+        guard let collections else { return try numberOfKeysInAllCollections() }
+        return try collections.reduce(0) { $0 + (try numberOfKeys(inCollection: $1)) }
+    }
+
+    /// Calls `body` with the index of every object in `collections` (`nil`: all), in storage order.
+    /// `body` may write to extension databases, not to objects.
+    func forEachObjectIndex(in collections: Set<String>?, _ body: (YapDB.Index) throws -> Void) throws {
+        if let collections {
+            for collection in collections.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
+                try enumerateKeys(inCollection: collection) { key, _ in try body(YapDB.Index(collection: collection, key: key)) }
+            }
+        } else {
+            try enumerateKeysInAllCollections { index, _ in try body(index) }
+        }
+    }
+}
+
+extension LMDBTransaction {
+    /// Removes every entry of `dbi` whose key starts with `prefix`, calling `each` with its value
+    /// first. Seeks afresh after each delete (never steps a cursor across its own deletions).
+    func removeAll(in dbi: UInt32, withPrefix prefix: [UInt8], _ each: (UnsafeRawBufferPointer) throws -> Void = { _ in }) throws {
+        try withCursor(dbi) { cursor in
+            while let (key, value) = try prefix.withUnsafeBytes({ try cursor.seek(atLeast: $0) }), key.starts(with: prefix) {
+                try each(value)
+                try cursor.deleteCurrent()
+            }
+        }
+    }
+
+    /// Every key and value of `dbi` with keys in [`lower`, `upper`), `upper` `nil` for no bound,
+    /// forward or backward, until `body` returns `false`.
+    func scan(
+        _ dbi: UInt32, from lower: [UInt8], to upper: [UInt8]?, reversed: Bool,
+        _ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> Bool
+    ) throws {
+        try withCursor(dbi) { cursor in
+            if reversed {
+                var entry: Cursor.Entry?
+                if let upper {
+                    entry = try upper.withUnsafeBytes { try cursor.seek(atLeast: $0) } != nil ? try cursor.previous() : try cursor.last()
+                } else {
+                    entry = try cursor.last()
+                }
+                while let (key, value) = entry, !key.lexicographicallyPrecedes(lower) {
+                    guard try body(key, value) else { return }
+                    entry = try cursor.previous()
+                }
+            } else {
+                var entry = lower.isEmpty ? try cursor.first() : try lower.withUnsafeBytes { try cursor.seek(atLeast: $0) }
+                while let (key, value) = entry, upper.map({ key.lexicographicallyPrecedes($0) }) ?? true {
+                    guard try body(key, value) else { return }
+                    entry = try cursor.next()
+                }
+            }
+        }
+    }
+}
