@@ -49,8 +49,9 @@ extension Database {
                     try runtime.rebuild(in: txn) { done, total in
                         progress?(RegistrationProgress(extensionName: name, processed: done, total: total))
                     }
-                    let stored = ExtensionRecord(kind: kind, versionTag: versionTag, collections: collections.map { $0.sorted() }, stale: false)
+                    let stored = ExtensionRecord(kind: kind, versionTag: versionTag, collections: collections.map { $0.sorted() }, stale: false, dependencies: dependencies)
                     try stored.write(name, in: txn.lmdb)
+                    try ExtensionRecord.markDependentsStale(of: name, in: txn.lmdb)
                     txn.recordExtensionChanges(ExtensionPayload.rebuilt, named: name)
                 }
                 // Added inside the transaction, while it holds the writer lock: every write that
@@ -89,6 +90,7 @@ extension Database {
                 }
             }
             try ExtensionRecord.remove(name, in: txn.lmdb)
+            try ExtensionRecord.markDependentsStale(of: name, in: txn.lmdb)
             registry.remove(named: name)
             txn.recordExtensionChanges(ExtensionPayload.removed, named: name)
         }

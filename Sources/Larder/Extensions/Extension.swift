@@ -146,9 +146,20 @@ struct ExtensionRecord: Codable, Equatable {
     var versionTag: String
     /// `nil`: every collection.
     var collections: [String]?
-    /// Set when a process wrote to its collections without the extension registered: the next
-    /// registration rebuilds it whatever the tag.
+    /// Set when a process wrote to its collections without the extension registered, or an
+    /// extension it depends on was rebuilt or removed: the next registration rebuilds it
+    /// whatever the tag.
     var stale: Bool
+    /// The extensions it is built from.
+    var dependencies: [String]? = nil
+
+    /// Marks stale every recorded extension that depends on `name`.
+    static func markDependentsStale(of name: String, in lmdb: LMDBTransaction) throws {
+        for (dependent, var record) in try all(in: lmdb) where !record.stale && (record.dependencies ?? []).contains(name) {
+            record.stale = true
+            try record.write(dependent, in: lmdb)
+        }
+    }
 
     static let keyPrefix = "extension:"
 
