@@ -1,0 +1,219 @@
+import CLMDB
+
+/// The nodes of a view's counted tree, in the view's `tree` database (node id, big-endian).
+struct LMDBTreeStorage: CountedTreeStorage {
+    let lmdb: LMDBTransaction
+    let dbi: MDB_dbi
+
+    func node(_ id: UInt64) throws -> [UInt8]? {
+        try withUnsafeBytes(of: id.bigEndian) { try lmdb.get(dbi, key: $0) }.map { [UInt8]($0) }
+    }
+
+    func setNode(_ id: UInt64, _ bytes: [UInt8]) throws {
+        try withUnsafeBytes(of: id.bigEndian) { key in
+            try bytes.withUnsafeBytes { try lmdb.put(dbi, key: key, value: $0) }
+        }
+    }
+
+    func removeNode(_ id: UInt64) throws {
+        _ = try withUnsafeBytes(of: id.bigEndian) { try lmdb.delete(dbi, key: $0) }
+    }
+
+    func nodeIDs() throws -> [UInt64]? {
+        var ids: [UInt64] = []
+        try lmdb.scan(dbi, from: [], to: nil, reversed: false) { key, _ in
+            if key.count == 8 { ids.append(UInt64(bigEndian: key.loadUnaligned(as: UInt64.self))) }
+            return true
+        }
+        return ids
+    }
+}
+
+/// The sorted, grouped list that views and filtered views keep, and the reads and change
+/// reports they share.
+///
+/// Storage, in three plain databases:
+/// - `tree`: a counted B+tree (``CountedTree``) of item keys, `group ‖ sort key ‖ collection ‖ key`
+///   encoded as one ``TupleKey`` (the sort key nested), so byte order is list order and ranks
+///   give positions in O(log n);
+/// - `map`: each item's storage key (`collection ‖ 0x00 ‖ key`) → its item key, to find and move
+///   it when its object changes;
+/// - `groups`: 0x01 ‖ group name (UTF-8) → number of items (`UInt64`, big-endian); absent when empty.
+class ListRuntime<Object: Codable & Sendable, Metadata: Codable & Sendable>: @unchecked Sendable {  // immutable after init
+    static var partNames: [String] { ["tree", "map", "groups"] }
+
+    let name: String
+    let parts: ExtensionParts
+
+    init(name: String, parts: ExtensionParts) {
+        self.name = name
+        self.parts = parts
+    }
+
+    func tree(_ lmdb: LMDBTransaction) -> CountedTree<LMDBTreeStorage> {
+        CountedTree(storage: LMDBTreeStorage(lmdb: lmdb, dbi: parts["tree"]))
+    }
+
+    // MARK: Item keys
+
+    static func itemKey(group: String, sort: TupleKey, index: YapDB.Index) -> [UInt8] {
+        TupleKey([.string(group), .tuple(sort.components), .string(index.collection), .string(index.key)]).bytes
+    }
+
+    /// The group and index of an item key.
+    static func split(itemKey bytes: some Collection<UInt8>) throws -> (group: String, index: YapDB.Index) {
+        let components = try TupleKey(decoding: bytes).components
+        guard components.count == 4, case .string(let group) = components[0], case .string(let collection) = components[2],
+              case .string(let key) = components[3]
+        else {
+            throw LarderError(.corruptValue, "a view item key is not (group, sort key, collection, key)", operation: "view")
+        }
+        return (group, YapDB.Index(collection: collection, key: key))
+    }
+
+    /// The first item key of `group`, and the first key after the group.
+    static func bounds(ofGroup group: String) -> (lower: [UInt8], upper: [UInt8]) {
+        let lower = TupleKey([.string(group)]).bytes
+        return (lower, KeyRange.successor(of: lower) ?? [0xFF])
+    }
+
+    // MARK: Changing the list
+
+    /// Puts the item `index` at `itemKey` (`nil`: takes it out of the list), keeping the map and
+    /// the group counts, and notes the item as changed in this transaction.
+    func place(_ index: YapDB.Index, at itemKey: [UInt8]?, in txn: ReadWriteTransaction) throws {
+        let lmdb = txn.lmdb
+        txn.noteTouched(index, by: name)
+        try StorageKey.with(collection: index.collection, key: index.key, maxKeySize: txn.maxKeySize, operation: "view") { storageKey in
+            let old = try lmdb.get(parts["map"], key: storageKey).map { [UInt8]($0) }
+            guard old != itemKey else { return }
+            let tree = tree(lmdb)
+            if let old {
+                _ = try tree.remove(old)
+                try changeCount(ofGroup: try Self.split(itemKey: old).group, by: -1, in: lmdb)
+            }
+            if let itemKey {
+                guard itemKey.count <= txn.maxKeySize else {
+                    throw LarderError(.keyTooLong, "the view item (group, sort key, collection, key) takes \(itemKey.count) bytes; the limit is \(txn.maxKeySize)", operation: "view", index: index, extensionName: name)
+                }
+                _ = try tree.insert(itemKey)
+                try changeCount(ofGroup: try Self.split(itemKey: itemKey).group, by: 1, in: lmdb)
+                try itemKey.withUnsafeBytes { try lmdb.put(parts["map"], key: storageKey, value: $0) }
+            } else {
+                _ = try lmdb.delete(parts["map"], key: storageKey)
+            }
+        }
+    }
+
+    private func changeCount(ofGroup group: String, by change: Int, in lmdb: LMDBTransaction) throws {
+        let key = Self.groupKey(group)
+        let count = try Self.count(ofGroupKey: key, in: lmdb, dbi: parts["groups"]) + change
+        try key.withUnsafeBytes { key in
+            if count > 0 {
+                try withUnsafeBytes(of: UInt64(count).bigEndian) { try lmdb.put(parts["groups"], key: key, value: $0) }
+            } else {
+                _ = try lmdb.delete(parts["groups"], key: key)
+            }
+        }
+    }
+
+    /// The `groups` key of `group`: a 0x01 byte, then its UTF-8 (LMDB refuses the empty key of
+    /// the group "").
+    static func groupKey(_ group: String) -> [UInt8] {
+        [1] + Array(group.utf8)
+    }
+
+    static func groupName(_ key: UnsafeRawBufferPointer) -> String {
+        String(decoding: UnsafeRawBufferPointer(rebasing: key.dropFirst()), as: UTF8.self)
+    }
+
+    static func count(ofGroupKey key: [UInt8], in lmdb: LMDBTransaction, dbi: MDB_dbi) throws -> Int {
+        guard let stored = try key.withUnsafeBytes({ try lmdb.get(dbi, key: $0) }), stored.count == 8 else { return 0 }
+        return Int(UInt64(bigEndian: stored.loadUnaligned(as: UInt64.self)))
+    }
+
+    /// Takes every item of `collection` out of the list.
+    func removeItems(inCollection collection: String, in txn: ReadWriteTransaction) throws {
+        var indexes: [YapDB.Index] = []
+        let prefix = StorageKey.prefix(of: collection)
+        try txn.lmdb.scan(parts["map"], from: prefix, to: KeyRange.successor(of: prefix), reversed: false) { key, _ in
+            indexes.append(StorageKey.index(from: key))
+            return true
+        }
+        for index in indexes { try place(index, at: nil, in: txn) }
+    }
+
+    /// Takes every item out of the list.
+    func removeAllItems(in txn: ReadWriteTransaction) throws {
+        try txn.lmdb.scan(parts["map"], from: [], to: nil, reversed: false) { key, _ in
+            txn.noteTouched(StorageKey.index(from: key), by: name)
+            return true
+        }
+        try parts.empty(in: txn.lmdb)
+    }
+
+    // MARK: Change reports
+
+    /// Where `index` is in the list as `lmdb` sees it, with its item key.
+    func location(of index: YapDB.Index, in lmdb: LMDBTransaction) throws -> (location: ViewLocation, itemKey: [UInt8])? {
+        let maxKeySize = lmdb.environment.maxKeySize
+        guard let itemKey = try StorageKey.with(collection: index.collection, key: index.key, maxKeySize: maxKeySize, operation: "view", {
+            try lmdb.get(parts["map"], key: $0).map { [UInt8]($0) }
+        }) else { return nil }
+        let group = try Self.split(itemKey: itemKey).group
+        let tree = tree(lmdb)
+        let position = try tree.rank(of: itemKey) - tree.rank(of: Self.bounds(ofGroup: group).lower)
+        return (ViewLocation(group: group, position: position), itemKey)
+    }
+
+    /// The row and section changes of this transaction: where each changed item was before it
+    /// (read in a snapshot of the last commit, which this transaction started from) and where it
+    /// is now.
+    func listChanges(in txn: ReadWriteTransaction) throws -> [UInt8]? {
+        let touched = txn.touched(by: name)
+        guard !touched.isEmpty else { return nil }
+        let environment = txn.lmdb.environment
+        let handle = try environment.beginRead()
+        defer { environment.endRead(handle) }
+        let before = LMDBTransaction(handle: handle, environment: environment, attempt: nil)
+        var changes = ViewChanges()
+        var groups = Set<String>()
+        for index in touched {
+            let old = try location(of: index, in: before)
+            let new = try location(of: index, in: txn.lmdb)
+            switch (old, new) {
+            case (nil, nil):
+                continue
+            case (nil, let new?):
+                changes.rows.append(.init(kind: .insert, index: index, from: nil, to: new.location))
+            case (let old?, nil):
+                changes.rows.append(.init(kind: .delete, index: index, from: old.location, to: nil))
+            case (let old?, let new?):
+                let kind: ViewChanges.RowChange.Kind = old.itemKey == new.itemKey ? .update : .move
+                changes.rows.append(.init(kind: kind, index: index, from: old.location, to: new.location))
+            }
+            if let old { groups.insert(old.location.group) }
+            if let new { groups.insert(new.location.group) }
+        }
+        for group in groups.sorted() {
+            let key = Self.groupKey(group)
+            let existed = try Self.count(ofGroupKey: key, in: before, dbi: parts["groups"]) > 0
+            let exists = try Self.count(ofGroupKey: key, in: txn.lmdb, dbi: parts["groups"]) > 0
+            if existed != exists { changes.sections.append(.init(kind: exists ? .insert : .delete, group: group)) }
+        }
+        guard !changes.rows.isEmpty || !changes.sections.isEmpty else { return nil }
+        changes.rows.sort { ($0.index.collection, $0.index.key) < ($1.index.collection, $1.index.key) }
+        return try MessagePackEncoder().encode(changes)
+    }
+
+    // MARK: Verification
+
+    func logicalContents(in txn: ReadTransaction) throws -> [String: [[UInt8]]] {
+        let tree = tree(txn.lmdb)
+        return [
+            "tree": try tree.keys(from: 0, limit: try tree.count(), reversed: false),
+            "map": try parts.entries(of: "map", in: txn.lmdb),
+            "groups": try parts.entries(of: "groups", in: txn.lmdb),
+        ]
+    }
+}

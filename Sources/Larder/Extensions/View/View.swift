@@ -1,0 +1,135 @@
+/// A view: the objects of some collections, in groups, each group sorted, kept up to date in every
+/// write transaction, with positions that list user interfaces can use directly.
+///
+/// ```swift
+/// let byCategory = View<Product, NoMetadata>(collections: ["products"], versionTag: "1",
+///     grouping: { _, product in product.category },            // nil leaves an object out
+///     sorting: { _, product in TupleKey(product.price, product.name) })
+/// let products = try db.register(byCategory, named: "productsByCategory")
+/// let page = try db.read { txn in try txn[products].objects(inGroup: "tools", positions: 0..<20) }
+/// ```
+///
+/// Groups are strings, listed in UTF-8 byte order. Within a group, items are ordered by their sort
+/// key (a ``TupleKey``, compared by value), then by collection and key. Both closures must be pure
+/// functions of their arguments. Objects of the collections that do not decode as `Object` are
+/// not in the view.
+///
+/// Reads (``ViewReader``) cost O(log n) for a position or an item, O(log n + k) for k items, and
+/// O(1) for counts; ``ViewHandle/changes(in:)`` gives each commit's row and section changes.
+public struct View<Object: Codable & Sendable, Metadata: Codable & Sendable>: Sendable {
+    public typealias Grouping = @Sendable (_ index: YapDB.Index, _ object: Object, _ metadata: Metadata?) -> String?
+    public typealias Sorting = @Sendable (_ index: YapDB.Index, _ object: Object, _ metadata: Metadata?) -> TupleKey
+
+    /// The collections the view reads; `nil` for every collection.
+    public let collections: Set<String>?
+    /// Change it whenever `grouping` or `sorting` changes: a new tag rebuilds the view.
+    public let versionTag: String
+    let grouping: Grouping
+    let sorting: Sorting
+
+    /// A view whose closures read the object and its metadata.
+    public init(collections: Set<String>? = nil, versionTag: String, metadata: Metadata.Type, grouping: @escaping Grouping, sorting: @escaping Sorting) {
+        self.collections = collections
+        self.versionTag = versionTag
+        self.grouping = grouping
+        self.sorting = sorting
+    }
+}
+
+extension View where Metadata == NoMetadata {
+    /// A view whose closures read the object only; changes of metadata alone do not touch it.
+    public init(
+        collections: Set<String>? = nil, versionTag: String,
+        grouping: @escaping @Sendable (_ index: YapDB.Index, _ object: Object) -> String?,
+        sorting: @escaping @Sendable (_ index: YapDB.Index, _ object: Object) -> TupleKey
+    ) {
+        self.init(collections: collections, versionTag: versionTag, metadata: NoMetadata.self,
+                  grouping: { index, object, _ in grouping(index, object) }, sorting: { index, object, _ in sorting(index, object) })
+    }
+}
+
+/// The name of a registered ``View`` or ``FilteredView``: what `txn[handle]` reads through.
+public struct ViewHandle<Object: Codable & Sendable, Metadata: Codable & Sendable>: Sendable, Hashable {
+    /// The name the view was registered under.
+    public let name: String
+}
+
+/// A view as the store runs it.
+final class ViewRuntime<Object: Codable & Sendable, Metadata: Codable & Sendable>: ListRuntime<Object, Metadata>, ExtensionRuntime, @unchecked Sendable {
+    let definition: View<Object, Metadata>
+
+    init(name: String, definition: View<Object, Metadata>, parts: ExtensionParts) {
+        self.definition = definition
+        super.init(name: name, parts: parts)
+    }
+
+    var kind: String { ExtensionKind.view }
+    var versionTag: String { definition.versionTag }
+    var collections: Set<String>? { definition.collections }
+    var dependencies: [String] { [] }
+    var readsMetadata: Bool { Metadata.self != NoMetadata.self }
+
+    func rebound(to parts: ExtensionParts) -> any ExtensionRuntime {
+        ViewRuntime(name: name, definition: definition, parts: parts)
+    }
+
+    /// The item key of `index` as the view sees it now, `nil` when it is not in the view.
+    private func itemKey(_ index: YapDB.Index, in txn: ReadWriteTransaction, writtenObject: Any?, writtenMetadata: Any??) throws -> [UInt8]? {
+        guard let object = try txn.extensionObject(Object.self, at: index, written: writtenObject) else { return nil }
+        let metadata = readsMetadata ? try txn.extensionMetadata(Metadata.self, at: index, written: writtenMetadata) : nil
+        guard let group = definition.grouping(index, object, metadata) else { return nil }
+        return Self.itemKey(group: group, sort: definition.sorting(index, object, metadata), index: index)
+    }
+
+    func apply(_ change: ExtensionChange, in txn: ReadWriteTransaction) throws {
+        switch change {
+        case .row(let row):
+            let key = try itemKey(row.index, in: txn, writtenObject: row.writtenObject, writtenMetadata: row.metadataChanged ? row.writtenMetadata : nil)
+            try place(row.index, at: key, in: txn)
+        case .removed(let index):
+            try place(index, at: nil, in: txn)
+        case .cleared(let collection):
+            try removeItems(inCollection: collection, in: txn)
+        case .removedEverything:
+            try removeAllItems(in: txn)
+        }
+    }
+
+    func rebuild(in txn: ReadWriteTransaction, progress: (Int, Int) -> Void) throws {
+        let total = try txn.objectCount(in: collections)
+        var done = 0
+        progress(0, total)
+        try txn.forEachObjectIndex(in: collections) { index in
+            if let key = try itemKey(index, in: txn, writtenObject: nil, writtenMetadata: nil) {
+                try place(index, at: key, in: txn)
+            }
+            done += 1
+            if done % 1024 == 0 { progress(done, total) }
+        }
+        progress(done, total)
+    }
+
+    func finish(in txn: ReadWriteTransaction) throws -> [UInt8]? {
+        try listChanges(in: txn)
+    }
+}
+
+extension Database {
+    /// Registers `view` under `name` and returns the handle to read it with; see ``Database``
+    /// ("Registering, unregistering and checking extensions") for what registration does.
+    /// - Throws: ``LarderError/Code/extensionConflict`` when `name` is registered with another
+    ///   definition; ``LarderError/Code/invalidExtensionName``; errors from building the view
+    ///   (the store is then unchanged).
+    @discardableResult
+    public func register<Object, Metadata>(
+        _ view: View<Object, Metadata>, named name: String, progress: ((RegistrationProgress) -> Void)? = nil
+    ) throws -> ViewHandle<Object, Metadata> {
+        try registerExtension(
+            named: name, kind: ExtensionKind.view, versionTag: view.versionTag, collections: view.collections,
+            dependencies: [], parts: ListRuntime<Object, Metadata>.partNames, progress: progress
+        ) { parts in
+            ViewRuntime(name: name, definition: view, parts: parts)
+        }
+        return ViewHandle(name: name)
+    }
+}

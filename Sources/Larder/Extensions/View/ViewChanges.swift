@@ -1,0 +1,87 @@
+/// Where an item of a view is: its group and its position in the group (from 0).
+public struct ViewLocation: Sendable, Hashable, Codable, CustomStringConvertible {
+    public var group: String
+    public var position: Int
+
+    public init(group: String, position: Int) {
+        self.group = group
+        self.position = position
+    }
+
+    public var description: String { "\(group)[\(position)]" }
+}
+
+/// What one commit did to a view, in the form list user interfaces apply in one batch update.
+///
+/// Apply in this order, as `UITableView`/`NSTableView`-style batch updates do:
+/// 1. remove the rows of ``rows`` that are ``RowChange/Kind-swift.enum/delete`` or
+///    ``RowChange/Kind-swift.enum/move`` at their ``RowChange/from`` locations, highest position
+///    first (positions before the commit);
+/// 2. remove the groups of ``sections`` that are deleted;
+/// 3. add the groups that are inserted;
+/// 4. insert the rows that are inserts or moves at their ``RowChange/to`` locations, lowest
+///    position first (positions after the commit);
+/// 5. refresh the rows that are updates (at ``RowChange/to``).
+///
+/// A view that was rebuilt (a new version tag) reports ``isReset``: reload it whole.
+public struct ViewChanges: Sendable, Hashable, Codable {
+    /// A change of one item.
+    public struct RowChange: Sendable, Hashable, Codable {
+        public enum Kind: String, Sendable, Hashable, Codable {
+            case insert, delete, move, update
+        }
+
+        public var kind: Kind
+        /// The item.
+        public var index: YapDB.Index
+        /// Where it was before the commit (`nil` for an insert).
+        public var from: ViewLocation?
+        /// Where it is after the commit (`nil` for a delete).
+        public var to: ViewLocation?
+    }
+
+    /// A group that appeared or disappeared.
+    public struct SectionChange: Sendable, Hashable, Codable {
+        public enum Kind: String, Sendable, Hashable, Codable {
+            case insert, delete
+        }
+
+        public var kind: Kind
+        public var group: String
+    }
+
+    /// Row changes, in no particular order (sort them as the steps above say).
+    public var rows: [RowChange] = []
+    /// Groups inserted or deleted.
+    public var sections: [SectionChange] = []
+    /// The view was rebuilt or removed: its changes are not itemized.
+    public var isReset = false
+
+    public init(rows: [RowChange] = [], sections: [SectionChange] = [], isReset: Bool = false) {
+        self.rows = rows
+        self.sections = sections
+        self.isReset = isReset
+    }
+}
+
+extension ViewHandle {
+    /// The changes of this view in `changeset`, one per commit that changed it, in commit order.
+    /// A reset changeset (or a rebuild of the view) gives one reset.
+    /// - Throws: ``LarderError/Code/corruptValue`` when a recorded change does not decode.
+    public func changes(in changeset: Changeset) throws -> [ViewChanges] {
+        if changeset.isReset { return [ViewChanges(isReset: true)] }
+        return try changeset.extensionChanges(named: name).map { payload in
+            if payload == ExtensionPayload.rebuilt || payload == ExtensionPayload.removed { return ViewChanges(isReset: true) }
+            do {
+                return try MessagePackDecoder().decode(ViewChanges.self, from: payload)
+            } catch {
+                throw LarderError(.corruptValue, "the recorded changes of view \(name) do not decode", operation: "viewChanges", underlying: String(describing: error), extensionName: name)
+            }
+        }
+    }
+
+    /// The changes of this view in each of `changesets`, in order.
+    public func changes(in changesets: some Sequence<Changeset>) throws -> [ViewChanges] {
+        try changesets.flatMap { try changes(in: $0) }
+    }
+}

@@ -1,0 +1,143 @@
+extension ReadTransaction {
+    /// Reads the view (or filtered view) `handle` in this transaction.
+    /// - Throws: ``LarderError/Code/extensionNotRegistered`` when it is not registered in this
+    ///   process with these types.
+    public subscript<Object, Metadata>(handle: ViewHandle<Object, Metadata>) -> ViewReader<Object, Metadata> {
+        get throws {
+            checkActive()
+            guard let runtime = lmdb.environment.extensions.runtime(named: handle.name) as? ListRuntime<Object, Metadata> else {
+                throw LarderError(.extensionNotRegistered, "no view named \(handle.name) of these types is registered in this process", operation: "view", extensionName: handle.name)
+            }
+            return ViewReader(transaction: self, runtime: runtime)
+        }
+    }
+}
+
+/// Reads of a view (or filtered view) inside one transaction.
+///
+/// Positions count from 0 within a group. Complexity: counts are O(1); an item at a position,
+/// the position of an item, first and last are O(log n); k items from a position are
+/// O(log n + k); groups are O(number of groups). Objects and metadata come through the
+/// connection's cache.
+public struct ViewReader<Object: Codable & Sendable, Metadata: Codable & Sendable> {
+    let transaction: ReadTransaction
+    let runtime: ListRuntime<Object, Metadata>
+
+    private var tree: CountedTree<LMDBTreeStorage> { runtime.tree(transaction.lmdb) }
+
+    // MARK: Groups and counts
+
+    /// The groups that hold at least one item, in UTF-8 byte order.
+    public func groups() throws -> [String] {
+        transaction.checkActive()
+        var names: [String] = []
+        try transaction.lmdb.scan(runtime.parts["groups"], from: [], to: nil, reversed: false) { key, _ in
+            names.append(ListRuntime<Object, Metadata>.groupName(key))
+            return true
+        }
+        return names
+    }
+
+    /// The number of items in `group` (0 for a group the view does not have).
+    public func numberOfItems(inGroup group: String) throws -> Int {
+        transaction.checkActive()
+        return try ListRuntime<Object, Metadata>.count(ofGroupKey: ListRuntime<Object, Metadata>.groupKey(group), in: transaction.lmdb, dbi: runtime.parts["groups"])
+    }
+
+    /// The number of items in every group.
+    public func numberOfItems() throws -> Int {
+        transaction.checkActive()
+        return try tree.count()
+    }
+
+    // MARK: Positions
+
+    /// The rank of the first item of `group` in the whole list, and the group's size.
+    private func span(of group: String) throws -> (start: Int, count: Int) {
+        (try tree.rank(of: ListRuntime<Object, Metadata>.bounds(ofGroup: group).lower), try numberOfItems(inGroup: group))
+    }
+
+    /// The item at `position` in `group`, `nil` when there is none.
+    public func index(at position: Int, inGroup group: String) throws -> YapDB.Index? {
+        try indexes(inGroup: group, positions: position..<(position + 1)).first
+    }
+
+    /// The items at `positions` in `group` (clamped to the group), in order: a page of a list.
+    public func indexes(inGroup group: String, positions: Range<Int>) throws -> [YapDB.Index] {
+        transaction.checkActive()
+        let (start, count) = try span(of: group)
+        let clamped = positions.clamped(to: 0..<count)
+        guard !clamped.isEmpty else { return [] }
+        return try tree.keys(from: start + clamped.lowerBound, limit: clamped.count, reversed: false).map {
+            try ListRuntime<Object, Metadata>.split(itemKey: $0).index
+        }
+    }
+
+    /// Every item of `group`, in order.
+    public func indexes(inGroup group: String) throws -> [YapDB.Index] {
+        try indexes(inGroup: group, positions: 0..<Int.max)
+    }
+
+    /// The first item of `group`.
+    public func first(inGroup group: String) throws -> YapDB.Index? {
+        try index(at: 0, inGroup: group)
+    }
+
+    /// The last item of `group`.
+    public func last(inGroup group: String) throws -> YapDB.Index? {
+        let count = try numberOfItems(inGroup: group)
+        return count > 0 ? try index(at: count - 1, inGroup: group) : nil
+    }
+
+    /// Where `index` is in the view, `nil` when it is not in it.
+    public func location(of index: YapDB.Index) throws -> ViewLocation? {
+        transaction.checkActive()
+        return try runtime.location(of: index, in: transaction.lmdb)?.location
+    }
+
+    /// Calls `body` with each item of `group` and its position, forward or backward, from
+    /// `positions` (default: all), until it sets `stop`.
+    public func enumerate(
+        inGroup group: String, positions: Range<Int>? = nil, reversed: Bool = false,
+        _ body: (_ index: YapDB.Index, _ position: Int, _ stop: inout Bool) throws -> Void
+    ) throws {
+        transaction.checkActive()
+        let (start, count) = try span(of: group)
+        let clamped = (positions ?? 0..<count).clamped(to: 0..<count)
+        guard !clamped.isEmpty else { return }
+        let pageSize = 256
+        var done = 0
+        while done < clamped.count {
+            let take = min(pageSize, clamped.count - done)
+            let first = reversed ? clamped.upperBound - 1 - done : clamped.lowerBound + done
+            let keys = try tree.keys(from: start + first, limit: take, reversed: reversed)
+            for (offset, key) in keys.enumerated() {
+                var stop = false
+                try body(try ListRuntime<Object, Metadata>.split(itemKey: key).index, reversed ? first - offset : first + offset, &stop)
+                if stop { return }
+            }
+            done += take
+        }
+    }
+
+    // MARK: Objects and metadata
+
+    /// The object at `position` in `group`.
+    public func object(at position: Int, inGroup group: String) throws -> Object? {
+        guard let index = try index(at: position, inGroup: group) else { return nil }
+        return try transaction.extensionObject(Object.self, at: index, written: nil)
+    }
+
+    /// The objects at `positions` in `group`, in order, with their indexes.
+    public func objects(inGroup group: String, positions: Range<Int> = 0..<Int.max) throws -> [(index: YapDB.Index, object: Object)] {
+        try indexes(inGroup: group, positions: positions).compactMap { index in
+            try transaction.extensionObject(Object.self, at: index, written: nil).map { (index, $0) }
+        }
+    }
+
+    /// The metadata at `position` in `group`, read as `M`.
+    public func metadata<M: Codable>(at position: Int, inGroup group: String, as type: M.Type = M.self) throws -> M? {
+        guard let index = try index(at: position, inGroup: group) else { return nil }
+        return try transaction.metadata(forKey: index.key, inCollection: index.collection, archiver: transaction.metadataArchiver(M.self, in: index.collection))
+    }
+}
