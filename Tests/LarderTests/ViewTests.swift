@@ -230,6 +230,22 @@ struct ViewTests {
         }
     }
 
+    @Test func aBulkChangeIsReportedAsAReset() throws {
+        try withStore { db, _ in
+            let handle = try db.register(Self.byCategory(Calls()), named: "byCategory")
+            let stream = db.changes()
+            let limit = ListRuntime<Item, NoMetadata>.itemizedChangeLimit
+            try db.write { txn in
+                for i in 0...limit { try txn.setObject(Item(category: "c", price: Double(i), name: ""), forKey: "k\(i)", inCollection: "items") }
+            }
+            try db.write { try $0.setObject(Item(category: "c", price: -1, name: ""), forKey: "first", inCollection: "items") }
+            let changes = try stream.lease.subscription.takeBuffered().flatMap { try handle.changes(in: $0) }
+            #expect(changes.first == ViewChanges(isReset: true))
+            #expect(changes.last?.rows == [.init(kind: .insert, index: YapDB.Index(collection: "items", key: "first"), from: nil, to: ViewLocation(group: "c", position: 0))])
+            #expect(changes.last?.sections == [])
+        }
+    }
+
     @Test func aRebuildIsReportedAsAReset() throws {
         let directory = TemporaryDirectory()
         let path = directory.file("store")

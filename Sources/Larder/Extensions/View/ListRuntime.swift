@@ -154,17 +154,35 @@ class ListRuntime<Object: Codable & Sendable, Metadata: Codable & Sendable>: @un
 
     // MARK: Change reports
 
-    /// Where `index` is in the list as `lmdb` sees it, with its item key.
-    func location(of index: YapDB.Index, in lmdb: LMDBTransaction) throws -> (location: ViewLocation, itemKey: [UInt8])? {
+    /// Where `index` is in the list as `lmdb` sees it, with its item key. `groupStarts` caches
+    /// the rank of each group's first item across calls on one snapshot.
+    func location(of index: YapDB.Index, in lmdb: LMDBTransaction, groupStarts: inout [String: Int]) throws -> (location: ViewLocation, itemKey: [UInt8])? {
         let maxKeySize = lmdb.environment.maxKeySize
         guard let itemKey = try StorageKey.with(collection: index.collection, key: index.key, maxKeySize: maxKeySize, operation: "view", {
             try lmdb.get(parts["map"], key: $0).map { [UInt8]($0) }
         }) else { return nil }
         let group = try Self.split(itemKey: itemKey).group
         let tree = tree(lmdb)
-        let position = try tree.rank(of: itemKey) - tree.rank(of: Self.bounds(ofGroup: group).lower)
-        return (ViewLocation(group: group, position: position), itemKey)
+        let start: Int
+        if let known = groupStarts[group] {
+            start = known
+        } else {
+            start = try tree.rank(of: Self.bounds(ofGroup: group).lower)
+            groupStarts[group] = start
+        }
+        return (ViewLocation(group: group, position: try tree.rank(of: itemKey) - start), itemKey)
     }
+
+    /// Where `index` is in the list as `lmdb` sees it.
+    func location(of index: YapDB.Index, in lmdb: LMDBTransaction) throws -> ViewLocation? {
+        var groupStarts: [String: Int] = [:]
+        return try location(of: index, in: lmdb, groupStarts: &groupStarts)?.location
+    }
+
+    /// Beyond this many changed items in one commit, a view reports a reset instead of itemized
+    /// changes: a list interface reloads after a bulk change anyway, and the itemized report
+    /// would cost more than the reload (and fill the change log).
+    static var itemizedChangeLimit: Int { 1_000 }
 
     /// The row and section changes of this transaction: where each changed item was before it
     /// (read in a snapshot of the last commit, which this transaction started from) and where it
@@ -172,15 +190,20 @@ class ListRuntime<Object: Codable & Sendable, Metadata: Codable & Sendable>: @un
     func listChanges(in txn: ReadWriteTransaction) throws -> [UInt8]? {
         let touched = txn.touched(by: name)
         guard !touched.isEmpty else { return nil }
+        guard touched.count <= Self.itemizedChangeLimit else {
+            return try MessagePackEncoder().encode(ViewChanges(isReset: true))
+        }
         let environment = txn.lmdb.environment
         let handle = try environment.beginRead()
         defer { environment.endRead(handle) }
         let before = LMDBTransaction(handle: handle, environment: environment, attempt: nil)
         var changes = ViewChanges()
         var groups = Set<String>()
+        var startsBefore: [String: Int] = [:]
+        var startsNow: [String: Int] = [:]
         for index in touched {
-            let old = try location(of: index, in: before)
-            let new = try location(of: index, in: txn.lmdb)
+            let old = try location(of: index, in: before, groupStarts: &startsBefore)
+            let new = try location(of: index, in: txn.lmdb, groupStarts: &startsNow)
             switch (old, new) {
             case (nil, nil):
                 continue

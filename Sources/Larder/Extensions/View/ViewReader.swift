@@ -92,7 +92,7 @@ public struct ViewReader<Object: Codable & Sendable, Metadata: Codable & Sendabl
     /// Where `index` is in the view, `nil` when it is not in it.
     public func location(of index: YapDB.Index) throws -> ViewLocation? {
         transaction.checkActive()
-        return try runtime.location(of: index, in: transaction.lmdb)?.location
+        return try runtime.location(of: index, in: transaction.lmdb)
     }
 
     /// Calls `body` with each item of `group` and its position, forward or backward, from
