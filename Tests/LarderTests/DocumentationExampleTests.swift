@@ -64,6 +64,41 @@ struct DocumentationExampleTests {
         #expect(try ui.read { try $0.read(Product.self, key: "p1") }?.price == 24)
     }
 
+    struct Tool: Codable, Sendable, Persistable {
+        static let collection = "products"
+        var id: String
+        var category: String
+        var price: Double
+        var stock: Int
+    }
+
+    /// Documentation/Extensions.md, the opening example.
+    @Test func extensionsGuide() throws {
+        let directory = TemporaryDirectory()
+        let db = try Database(path: directory.file("shop"))
+        try db.write { txn in
+            try txn.write(Tool(id: "t1", category: "tools", price: 12, stock: 0))
+            try txn.write(Tool(id: "t2", category: "tools", price: 30, stock: 2))
+            try txn.write(Tool(id: "t3", category: "toys", price: 5, stock: 1))
+        }
+        let byCategory = try db.register(View<Tool, NoMetadata>(collections: ["products"], versionTag: "1",
+            grouping: { _, product in product.category },
+            sorting: { _, product in TupleKey(product.price, product.id) }), named: "byCategory")
+        let inStock = try db.register(FilteredView(parent: byCategory, versionTag: "1") { _, _, product, _ in product.stock > 0 },
+                                      named: "inStock")
+        let byPrice = try db.register(SecondaryIndex<Tool, NoMetadata>(collections: ["products"], versionTag: "1") { _, product in
+            TupleKey(product.category, product.price)
+        }, named: "byPrice")
+
+        try db.read { txn in
+            let firstPage = try txn[byCategory].objects(inGroup: "tools", positions: 0..<20)
+            let cheapTools = try txn[byPrice].indexes(matching: .range(where: TupleKey("tools"), from: 0.0, to: 20.0))
+            #expect(firstPage.map(\.object.id) == ["t1", "t2"])
+            #expect(cheapTools.map(\.key) == ["t1"])
+            #expect(try txn[inStock].indexes(inGroup: "tools").map(\.key) == ["t2"])
+        }
+    }
+
     struct Note: Codable, Persistable {
         static let collection = "notes"
         var id: String

@@ -7,7 +7,7 @@
 /// }
 /// let handle = try db.register(byPrice, named: "byPrice")
 /// let cheapTools = try db.read { txn in
-///     try txn[handle].objects(matching: .range(where: TupleKey("tools"), from: 0, to: 20))
+///     try txn[handle].objects(matching: .range(where: TupleKey("tools"), from: 0.0, to: 20.0))
 /// }
 /// ```
 ///
@@ -69,8 +69,11 @@ public struct IndexQuery: Sendable, Hashable {
     /// `false`, `to` is excluded unless `toInclusive` is `true`.
     ///
     /// ```swift
-    /// .range(where: TupleKey("tools"), from: 10, to: 20)   // category == "tools", 10 <= price < 20
+    /// .range(where: TupleKey("tools"), from: 10.0, to: 20.0)   // category == "tools", 10 <= price < 20
     /// ```
+    ///
+    /// Bounds compare by kind first (see ``TupleKey``): against a `Double` column, give `Double`
+    /// bounds (`10.0`, not `10`, which is an integer and sorts before every double).
     public static func range(
         where leading: TupleKey = TupleKey([]), from: (any TupleKeyComponent)? = nil, fromInclusive: Bool = true,
         to: (any TupleKeyComponent)? = nil, toInclusive: Bool = false
