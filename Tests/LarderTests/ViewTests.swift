@@ -230,6 +230,34 @@ struct ViewTests {
         }
     }
 
+    @Test func filteredViewsChainAndSkipOtherTypes() throws {
+        try withStore { db, _ in
+            let calls = Calls()
+            let view = try db.register(Self.byCategory(calls), named: "byCategory")
+            let cheap = try db.register(Self.cheap(view, calls, limit: 10), named: "cheap")
+            let cheapest = try db.register(FilteredView(parent: cheap, versionTag: "1") { group, _, item, _ in group == "a" && item.price < 3 }, named: "cheapest")
+            let stream = db.changes()
+            try db.write { txn in
+                for (key, price, category) in [("x", 1.0, "a"), ("y", 5.0, "a"), ("z", 2.0, "b"), ("w", 50.0, "a")] {
+                    try txn.setObject(Item(category: category, price: price, name: ""), forKey: key, inCollection: "items")
+                }
+                try txn.setObject("a string, not an Item", forKey: "s", inCollection: "items")
+            }
+            try db.read { txn throws in
+                #expect(try txn[view].numberOfItems() == 4)
+                #expect(try txn[cheap].indexes(inGroup: "a").map(\.key) == ["x", "y"])
+                #expect(try txn[cheapest].indexes(inGroup: "a").map(\.key) == ["x"])
+                #expect(try txn[cheapest].groups() == ["a"])
+            }
+            try db.write { try $0.setObject(Item(category: "a", price: 0.5, name: ""), forKey: "y", inCollection: "items") }
+            #expect(try db.read { try $0[cheapest].indexes(inGroup: "a").map(\.key) } == ["y", "x"])
+            let last = try #require(stream.lease.subscription.takeBuffered().last)
+            #expect(try cheapest.changes(in: last).first?.rows == [.init(kind: .insert, index: YapDB.Index(collection: "items", key: "y"), from: nil, to: ViewLocation(group: "a", position: 0))])
+            #expect(try db.verifyExtensions().isEmpty)
+            #expect(db.registeredExtensions == ["byCategory", "cheap", "cheapest"])
+        }
+    }
+
     @Test func aBulkChangeIsReportedAsAReset() throws {
         try withStore { db, _ in
             let handle = try db.register(Self.byCategory(Calls()), named: "byCategory")
