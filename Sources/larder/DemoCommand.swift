@@ -12,7 +12,7 @@ struct DemoCommand: ParsableCommand {
     @Option(help: "Where to create the demo store (a directory; emptied first if it is a store).")
     var path: String = FileManager.default.temporaryDirectory.appendingPathComponent("larder-demo").path
 
-    struct Product: Codable, Persistable {
+    struct Product: Codable, Sendable, Persistable {
         static let collection = "products"
         var id: String
         var name: String
@@ -29,6 +29,13 @@ struct DemoCommand: ParsableCommand {
         var db: Database? = try Database(path: path)
         guard let store = db else { return }
         try store.write { try $0.removeAllObjectsInAllCollections() }
+        // A view, kept up to date by every write from here on (registering it again on a later
+        // run costs nothing: the store remembers its version tag).
+        let bands = try store.register(
+            View<Product, NoMetadata>(collections: [Product.collection], versionTag: "1",
+                                      grouping: { _, product in product.price < 20 ? "under 20" : "20 and over" },
+                                      sorting: { _, product in TupleKey(product.price) }),
+            named: "productsByPriceBand")
 
         let products = [
             Product(id: "p1", name: "Hammer", price: 24.0),
@@ -64,7 +71,14 @@ struct DemoCommand: ParsableCommand {
         }
         print("- under 20, skipping p1 before decoding it: \(cheap.joined(separator: ", "))")
 
-        try showChanges(store, stockBefore: stock?.count ?? 0)
+        let listed = try store.read { txn in
+            try txn[bands].groups().map { group in
+                "\(group): " + (try txn[bands].objects(inGroup: group).map(\.object.name)).joined(separator: ", ")
+            }
+        }
+        print("- view by price band, sorted by price: \(listed.joined(separator: "; "))")
+
+        try showChanges(store, view: bands, stockBefore: stock?.count ?? 0)
 
         db = nil  // close the store, then open it again
         let reopened = try Database(path: path)
@@ -78,7 +92,7 @@ struct DemoCommand: ParsableCommand {
 
     /// A user interface's connection, pinned to one snapshot, sees a write only when it moves on,
     /// and learns what changed.
-    private func showChanges(_ store: Database, stockBefore: Int) throws {
+    private func showChanges(_ store: Database, view: ViewHandle<Product, NoMetadata>, stockBefore: Int) throws {
         let screen = store.newConnection()
         try screen.pinSnapshot()
         try store.write { txn in
@@ -98,5 +112,7 @@ struct DemoCommand: ParsableCommand {
         }
         let reasons = try changes.flatMap { try $0.commitInfo(as: String.self) }
         print("- a pinned snapshot still showed \(shown) products; moving it on reported \(changes.count) commit (\(reasons.joined(separator: ", "))): \(described.joined(separator: "; "))")
+        let rows = try view.changes(in: changes).flatMap(\.rows).map { "\($0.kind) \($0.index.key)" + ($0.from.map { " from \($0)" } ?? "") }
+        print("- the view's row changes for a list on screen: \(rows.joined(separator: "; "))")
     }
 }

@@ -27,6 +27,8 @@ struct CommandLineTests {
             #expect(lines.contains("- collections: products (5 keys)"))
             #expect(lines.contains("- last two keys, newest first: p5, p4"))
             #expect(lines.contains("- under 20, skipping p1 before decoding it: Chisel, Rasp"))
+            #expect(lines.contains("- view by price band, sorted by price: 20 and over: Hammer, Saw, Plane; under 20: Rasp, Chisel"))
+            #expect(lines.contains("- the view's row changes for a list on screen: delete p5 from under 20[0]"))
             #expect(lines.contains("- a pinned snapshot still showed 5 products; moving it on reported 1 commit (stock take): p3 metadata updated; p5 object removed, metadata removed"))
             #expect(lines.last == "- reopened: 4 products; p3 is still Chisel with stock 3")
         }

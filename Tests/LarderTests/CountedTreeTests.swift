@@ -551,6 +551,68 @@ struct CountedTreeTests {
         #expect(detected > 150)
     }
 
+    /// Writes that change a leaf by one key splice its bytes and patch the counts above it in
+    /// place; the bytes they leave must be exactly what encoding the decoded nodes gives, and
+    /// counts must cross the one- to two-byte varint boundary (128) both ways.
+    @Test func splicedAndPatchedNodesAreCanonical() throws {
+        let storage = CountingTreeStorage()
+        let tree = CountedTree(storage: storage, fanout: 8)
+        var random = CountedTreeRandom(seed: 0x5111CE)
+        var model: [[UInt8]] = []
+        var crossings = 0
+        /// The counts the root keeps, when it is a branch.
+        func rootCounts() throws -> [Int] {
+            guard let headerBytes = storage.nodes[0] else { return [] }
+            let header = try CountedTreeHeader(decoding: headerBytes)
+            guard header.root != 0, case .branch(let children) = try CountedTreeNode(decoding: storage.nodes[header.root]!, id: header.root)
+            else { return [] }
+            return children.map(\.count)
+        }
+        for step in 0..<1_500 {
+            let before = try rootCounts()
+            if step < 900 || Int.random(in: 0..<3, using: &random) == 0 {
+                let key = random.key()
+                if try tree.insert(key) != nil { model.insert(key, at: modelRank(of: key, in: model)) }
+            } else if let key = model.randomElement(using: &random) {
+                try tree.remove(key)
+                model.remove(at: modelRank(of: key, in: model))
+            }
+            let after = try rootCounts()
+            if before.count == after.count, zip(before, after).contains(where: { ($0 < 128) != ($1 < 128) }) { crossings += 1 }
+            for (id, bytes) in storage.nodes where id != 0 {
+                try #require(try CountedTreeNode(decoding: bytes, id: id).encoded() == bytes, "node \(id) at step \(step)")
+            }
+            if step % 50 == 0 { try tree.checkStructure() }
+        }
+        try tree.checkStructure()
+        #expect(try tree.keys(from: 0, limit: model.count, reversed: false) == model)
+        #expect(crossings >= 2)
+    }
+
+    /// A count that a removal would take below zero is damage, not a crash: removals that leave
+    /// their leaf full enough patch the count and find it.
+    @Test func aCountPatchedBelowZeroThrows() throws {
+        let (tree, model) = try Self.smallTree()
+        let header = try CountedTreeHeader(decoding: try #require(tree.storage.nodes[0]))
+        var thrown = 0
+        for key in model.prefix(20) {
+            let storage = tree.storage.copy()
+            guard case .branch(var children) = try CountedTreeNode(decoding: storage.nodes[header.root]!, id: header.root) else {
+                Issue.record("the root is not a branch")
+                return
+            }
+            children[0].count = 0
+            storage.nodes[header.root] = CountedTreeNode.branch(children: children).encoded()
+            do {
+                try CountedTree(storage: storage, fanout: tree.fanout).remove(key)
+            } catch let error as LarderError {
+                #expect(error.code == .corrupted, "\(error)")
+                thrown += 1
+            }
+        }
+        #expect(thrown > 10)
+    }
+
     /// A key that is not a contiguous collection is copied, and ranks the same.
     @Test func rankAcceptsAnyCollection() throws {
         let tree = CountedTree(storage: CountingTreeStorage())
