@@ -90,6 +90,22 @@ struct ObjectTests {
         }
     }
 
+    @Test func storedBytesAreLentWithoutCopying() throws {
+        try withStore { db, _ in
+            try db.write { txn in
+                try txn.setObject([UInt8]([1, 2, 3]), forKey: "raw", inCollection: "bytes")
+                try txn.setObject(hammer, forKey: "p1", inCollection: "products")
+            }
+            try db.read { txn throws in
+                let lent = try txn.withStoredObject(forKey: "raw", inCollection: "bytes") { format, bytes in (format, [UInt8](bytes)) }
+                #expect(lent?.0 == .raw && lent?.1 == [1, 2, 3])
+                #expect(try txn.withStoredObject(forKey: "p1", inCollection: "products") { format, _ in format } == .messagePack)
+                #expect(try txn.withStoredObject(forKey: "absent", inCollection: "bytes") { _, _ in 1 } == nil)
+                #expect(throws: LarderError.self) { try txn.withStoredObject(forKey: "", inCollection: "bytes") { _, _ in 1 } }
+            }
+        }
+    }
+
     @Test func touchRecordsAChangeWithoutWriting() throws {
         try withStore { db, _ in
             try db.write { try $0.setObject(hammer, forKey: "p1", inCollection: "products", metadata: info) }

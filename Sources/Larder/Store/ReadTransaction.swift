@@ -92,6 +92,18 @@ public class ReadTransaction {
         }
     }
 
+    /// Calls `body` with the stored bytes of the object at (`collection`, `key`) (framing byte
+    /// removed) and their format, straight from the memory map, without copying or decoding;
+    /// returns what `body` returns, or `nil` when there is no object. The fastest read there is,
+    /// for raw values and for decoders of your own.
+    ///
+    /// - Warning: the buffer is lent: valid only inside `body`; do not keep or return it.
+    /// - Throws: ``LarderError`` for an invalid collection or key, or a damaged stored value;
+    ///   what `body` throws.
+    public final func withStoredObject<R>(forKey key: String, inCollection collection: String, _ body: (_ format: ArchiveFormat, _ bytes: UnsafeRawBufferPointer) throws -> R) throws -> R? {
+        try withStoredValue(\.objects, collection: collection, key: key, operation: "withStoredObject") { try body($1, $0) }
+    }
+
     /// The stored bytes of the object at (`collection`, `key`) and their format, copied out of
     /// the map; `nil` when there is none. Useful for tools that show any value.
     /// - Throws: ``LarderError`` for an invalid collection or key, or a damaged stored value.
