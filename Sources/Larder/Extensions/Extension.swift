@@ -184,9 +184,8 @@ struct ExtensionRecord: Codable, Equatable {
         _ = try bytes.withUnsafeMutableBytes { try lmdb.delete(lmdb.databases.larder, key: UnsafeRawBufferPointer($0)) }
     }
 
-    /// Every record in the store, by extension name.
-    static func all(in lmdb: LMDBTransaction) throws -> [String: ExtensionRecord] {
-        var records: [String: ExtensionRecord] = [:]
+    /// The names of the extensions recorded in the store.
+    static func names(in lmdb: LMDBTransaction) throws -> [String] {
         let prefix = Array(keyPrefix.utf8)
         var names: [String] = []
         try lmdb.withCursor(lmdb.databases.larder) { cursor in
@@ -196,7 +195,13 @@ struct ExtensionRecord: Codable, Equatable {
                 entry = try cursor.next()
             }
         }
-        for name in names { records[name] = try read(name, in: lmdb) }
+        return names
+    }
+
+    /// Every record in the store, by extension name.
+    static func all(in lmdb: LMDBTransaction) throws -> [String: ExtensionRecord] {
+        var records: [String: ExtensionRecord] = [:]
+        for name in try names(in: lmdb) { records[name] = try read(name, in: lmdb) }
         return records
     }
 }

@@ -133,7 +133,8 @@ public final class ReadWriteTransaction: ReadTransaction {
     /// and whose collections this commit changes: their next registration rebuilds them.
     private func markUnregisteredExtensionsStale() throws {
         let registry = lmdb.environment.extensions
-        for (name, var record) in try ExtensionRecord.all(in: lmdb) where !record.stale && registry.runtime(named: name) == nil {
+        for name in try ExtensionRecord.names(in: lmdb) where registry.runtime(named: name) == nil {
+            guard var record = try ExtensionRecord.read(name, in: lmdb), !record.stale else { continue }
             let changes = state.changes
             let touched = changes.removedEverything
                 || record.collections.map { !changes.changedCollections.isDisjoint(with: $0) } ?? !changes.changedCollections.isEmpty
