@@ -60,6 +60,24 @@ class ListRuntime<Object: Codable & Sendable, Metadata: Codable & Sendable>: @un
         TupleKey([.string(group), .tuple(sort.components), .string(index.collection), .string(index.key)]).bytes
     }
 
+    /// The encoded group at the start of an item key (its first tuple component: the string type
+    /// byte, the escaped UTF-8, the `0x00` terminator), without decoding it.
+    static func groupPrefix(of itemKey: [UInt8]) -> ArraySlice<UInt8> {
+        var position = 1
+        while position < itemKey.count {
+            if itemKey[position] == 0 {
+                // 0x00 0xFF is an escaped NUL inside the string; a lone 0x00 ends it.
+                if position + 1 < itemKey.count, itemKey[position + 1] == 0xFF {
+                    position += 2
+                    continue
+                }
+                return itemKey[..<(position + 1)]
+            }
+            position += 1
+        }
+        return itemKey[...]
+    }
+
     /// The group and index of an item key.
     static func split(itemKey bytes: some Collection<UInt8>) throws -> (group: String, index: YapDB.Index) {
         let components = try TupleKey(decoding: bytes).components
@@ -87,17 +105,19 @@ class ListRuntime<Object: Codable & Sendable, Metadata: Codable & Sendable>: @un
         try StorageKey.with(collection: index.collection, key: index.key, maxKeySize: txn.maxKeySize, operation: "view") { storageKey in
             let old = try lmdb.get(parts["map"], key: storageKey).map { [UInt8]($0) }
             guard old != itemKey else { return }
+            if let itemKey, itemKey.count > txn.maxKeySize {
+                throw LarderError(.keyTooLong, "the view item (group, sort key, collection, key) takes \(itemKey.count) bytes; the limit is \(txn.maxKeySize)", operation: "view", index: index, extensionName: name)
+            }
             let tree = tree(lmdb)
+            // An item that stays in its group (a new sort key) leaves the group's count alone.
+            let sameGroup = old.flatMap { old in itemKey.map { Self.groupPrefix(of: old) == Self.groupPrefix(of: $0) } } ?? false
             if let old {
                 _ = try tree.remove(old)
-                try changeCount(ofGroup: try Self.split(itemKey: old).group, by: -1, in: lmdb)
+                if !sameGroup { try changeCount(ofGroup: try Self.split(itemKey: old).group, by: -1, in: lmdb) }
             }
             if let itemKey {
-                guard itemKey.count <= txn.maxKeySize else {
-                    throw LarderError(.keyTooLong, "the view item (group, sort key, collection, key) takes \(itemKey.count) bytes; the limit is \(txn.maxKeySize)", operation: "view", index: index, extensionName: name)
-                }
                 _ = try tree.insert(itemKey)
-                try changeCount(ofGroup: try Self.split(itemKey: itemKey).group, by: 1, in: lmdb)
+                if !sameGroup { try changeCount(ofGroup: try Self.split(itemKey: itemKey).group, by: 1, in: lmdb) }
                 try itemKey.withUnsafeBytes { try lmdb.put(parts["map"], key: storageKey, value: $0) }
             } else {
                 _ = try lmdb.delete(parts["map"], key: storageKey)
