@@ -13,6 +13,9 @@
 //       string "value-<i>" and key "c<i>" to the integer i, with commit information "helper-<i>".
 //       Prints the number of the last commit.
 //
+//   larder-test-helper crash-writer <path> <full|nometasync|deferred> <batch-size>
+//       Commits batches until killed, printing `ack <n>` after each commit (see CrashWriter.swift).
+//
 //   larder-test-helper grow <path> <megabytes>
 //       Opens the store with a 1 MiB initial map and writes <megabytes> MiB of 64 KiB values
 //       into collection "grown" (keys "g00000"...), 1 MiB per transaction, so the map must
@@ -136,6 +139,9 @@ case "grow" where arguments.count == 4:
 case "commit" where arguments.count == 5:
     guard let count = Int(arguments[3]), count > 0, let limit = Int(arguments[4]), limit > 0 else { fail("commit: bad numbers", status: 2) }
     commit(path: arguments[2], count: count, logLimit: limit)
+case "crash-writer" where arguments.count == 5:
+    guard let size = Int(arguments[4]), size > 0 else { fail("crash-writer: bad batch size", status: 2) }
+    crashWriter(path: arguments[2], durability: arguments[3], size: size)
 default:
     fail("unknown command or wrong arguments: \(arguments.dropFirst().joined(separator: " "))", status: 2)
 }

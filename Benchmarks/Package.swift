@@ -1,0 +1,80 @@
+// swift-tools-version:6.1
+// The benchmarks of Larder, in a package of their own so that users of the library never resolve
+// package-benchmark or GRDB. Run from this directory:
+//
+//     swift run -c release larder-bench          # every comparison, side by side, one table
+//     swift package benchmark                    # the package-benchmark suites (allocation thresholds)
+//
+// See ../Documentation/Performance.md.
+import PackageDescription
+
+let package = Package(
+    name: "LarderBenchmarks",
+    platforms: [.macOS(.v15)],
+    dependencies: [
+        .package(name: "Larder", path: ".."),
+        // The trait list is spelled out so that only the malloc interposer is built in (the default
+        // traits would also pull in an ARC runtime interposer that these suites do not use).
+        .package(url: "https://github.com/ordo-one/package-benchmark", exact: "1.38.1", traits: ["MallocInterposer"]),
+        // The counter behind package-benchmark's malloc metrics, for larder-alloc-probe.
+        .package(url: "https://github.com/ordo-one/malloc-interposer", from: "1.5.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    ],
+    targets: [
+        // The C floor: LMDB called directly, as Debian's liblmdb-dev installs it. (The library's
+        // own CLMDB target is not a product, so the floor gets a module map of its own.)
+        .systemLibrary(
+            name: "CLMDBFloor",
+            pkgConfig: "lmdb",
+            providers: [.apt(["liblmdb-dev"]), .brew(["lmdb"])]
+        ),
+        // The workloads, shared by both runners: fixtures that build the stores and the measured
+        // loops for Larder and for each reference.
+        .target(
+            name: "LarderBenchKit",
+            dependencies: [
+                "CLMDBFloor",
+                .product(name: "Larder", package: "Larder"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
+        // The quick comparison: every pair interleaved in one process, one table, targets checked.
+        .executableTarget(
+            name: "larder-bench",
+            dependencies: [
+                "LarderBenchKit",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        // Counts the allocations of raw reads under package-benchmark's malloc interposer (linked
+        // here only, so that larder-bench's timings run on the plain allocator).
+        .executableTarget(
+            name: "larder-alloc-probe",
+            dependencies: [
+                "LarderBenchKit",
+                .product(name: "MallocInterposerSwift", package: "malloc-interposer"),
+            ]
+        ),
+        // package-benchmark suites: `swift package benchmark`.
+        .executableTarget(
+            name: "RawAccess",
+            dependencies: [
+                "LarderBenchKit",
+                .product(name: "Benchmark", package: "package-benchmark"),
+            ],
+            path: "Benchmarks/RawAccess",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
+        ),
+        .executableTarget(
+            name: "Records",
+            dependencies: [
+                "LarderBenchKit",
+                .product(name: "Benchmark", package: "package-benchmark"),
+            ],
+            path: "Benchmarks/Records",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)
