@@ -16,6 +16,10 @@
 //   larder-test-helper crash-writer <path> <full|nometasync|deferred> <batch-size>
 //       Commits batches until killed, printing `ack <n>` after each commit (see CrashWriter.swift).
 //
+//   larder-test-helper hold-read <path>
+//       Opens the store, pins a read snapshot, prints "reading" and sleeps until killed (a reader
+//       that dies inside a read transaction).
+//
 //   larder-test-helper grow <path> <megabytes>
 //       Opens the store with a 1 MiB initial map and writes <megabytes> MiB of 64 KiB values
 //       into collection "grown" (keys "g00000"...), 1 MiB per transaction, so the map must
@@ -139,6 +143,17 @@ case "grow" where arguments.count == 4:
 case "commit" where arguments.count == 5:
     guard let count = Int(arguments[3]), count > 0, let limit = Int(arguments[4]), limit > 0 else { fail("commit: bad numbers", status: 2) }
     commit(path: arguments[2], count: count, logLimit: limit)
+case "hold-read" where arguments.count == 3:
+    do {
+        let db = try Database(path: arguments[2])
+        let connection = db.newConnection()
+        try connection.pinSnapshot()
+        var line = "reading\n"
+        line.withUTF8 { bytes in _ = write(1, bytes.baseAddress, bytes.count) }
+        while true { sleep(60) }
+    } catch {
+        fail("hold-read failed: \(error)")
+    }
 case "crash-writer" where arguments.count == 5:
     guard let size = Int(arguments[4]), size > 0 else { fail("crash-writer: bad batch size", status: 2) }
     crashWriter(path: arguments[2], durability: arguments[3], size: size)

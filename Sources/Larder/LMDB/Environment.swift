@@ -401,6 +401,11 @@ final class Environment: @unchecked Sendable {  // the handle is used under LMDB
 
     // MARK: Readers
 
+    /// The reader slots in use, by every process.
+    func readerEntries() -> [ReaderTable.Entry] {
+        ReaderTable.entries(of: handle)
+    }
+
     /// Clears reader slots left by processes that died; returns how many were cleared.
     @discardableResult
     func clearStaleReaders() -> Int {

@@ -1,0 +1,49 @@
+import LarderBenchKit
+
+/// The stores the comparisons share, built on first use (building them is never timed).
+final class Fixtures {
+    let scale: Scale
+
+    init(scale: Scale) { self.scale = scale }
+
+    private var rawReadStore: RawReadWorkload?
+    private var recordStore: RecordReadWorkload?
+    private var durableStores: DurableCommitWorkload?
+    private var groupStore: GroupCommitWorkload?
+
+    var rawRead: RawReadWorkload {
+        get throws {
+            if let rawReadStore { return rawReadStore }
+            let made = try RawReadWorkload(entries: scale.rawEntries, reads: scale.rawReads)
+            rawReadStore = made
+            return made
+        }
+    }
+
+    var records: RecordReadWorkload {
+        get throws {
+            if let recordStore { return recordStore }
+            let made = try RecordReadWorkload(items: scale.items, reads: scale.itemReads, hot: scale.hotItems)
+            recordStore = made
+            return made
+        }
+    }
+
+    var durable: DurableCommitWorkload {
+        get throws {
+            if let durableStores { return durableStores }
+            let made = try DurableCommitWorkload()
+            durableStores = made
+            return made
+        }
+    }
+
+    var group: GroupCommitWorkload {
+        get throws {
+            if let groupStore { return groupStore }
+            let made = try GroupCommitWorkload()
+            groupStore = made
+            return made
+        }
+    }
+}
