@@ -31,6 +31,12 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // libFuzzer targets for the decoders (see Sources/larder-fuzz); a corpus replayer otherwise.
+        .executableTarget(
+            name: "larder-fuzz",
+            dependencies: ["Larder"],
+            path: "Sources/larder-fuzz"
+        ),
         // Spawned by the tests to exercise the store from a second process.
         .executableTarget(
             name: "larder-test-helper",

@@ -51,3 +51,10 @@ public final class GRDBStore {
         try queue.read { db in try Item.fetchAll(db) }
     }
 }
+
+extension GRDBStore {
+    /// The version of the SQLite library GRDB runs on.
+    public static func sqliteVersion() throws -> String {
+        try DatabaseQueue().read { db in try String.fetchOne(db, sql: "SELECT sqlite_version()") ?? "?" }
+    }
+}

@@ -79,3 +79,8 @@ public final class LMDBFloor {
         }
     }
 }
+
+extension LMDBFloor {
+    /// The version string of the liblmdb this process runs with.
+    public static var version: String { String(cString: mdb_version(nil, nil, nil)) }
+}

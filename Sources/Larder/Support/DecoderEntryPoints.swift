@@ -1,0 +1,26 @@
+/// The internal decoders of bytes that come from disk, for the fuzzing tool of this package
+/// (`larder-fuzz`): each reads untrusted bytes and must throw, never crash.
+package enum DecoderEntryPoints {
+    /// A stored value as the store frames it (a format byte, then the payload), decoded as `T` by
+    /// the Codable archivers.
+    package static func framedValue<T: Decodable>(_ bytes: UnsafeRawBufferPointer, as type: T.Type) throws -> T {
+        guard let tag = bytes.first else { throw LarderError(.corruptValue, "the stored value is empty (it has no format byte)") }
+        return try CodableFormats.decode(T.self, from: UnsafeRawBufferPointer(rebasing: bytes.dropFirst()), format: ArchiveFormat(rawValue: tag), messagePack: MessagePackDecoder())
+    }
+
+    /// A change log entry (the `log` database).
+    package static func changeLogEntry(_ bytes: UnsafeRawBufferPointer) throws {
+        _ = try Changeset(logBytes: bytes)
+    }
+
+    /// A node and a header of a view's counted tree.
+    package static func treeNode(_ bytes: UnsafeRawBufferPointer) throws {
+        _ = try? CountedTreeHeader(decoding: [UInt8](bytes))
+        _ = try CountedTreeNode(decoding: [UInt8](bytes), id: 1)
+    }
+
+    /// An extension record (the `larder` database).
+    package static func extensionRecord(_ bytes: UnsafeRawBufferPointer) throws {
+        _ = try MessagePackDecoder().decode(ExtensionRecord.self, from: bytes)
+    }
+}

@@ -1,0 +1,141 @@
+// larder-fuzz: libFuzzer targets for the decoders that read bytes from disk or from other
+// programs. Built two ways:
+//
+//   swift build -c debug --product larder-fuzz -Xswiftc -sanitize=fuzzer,address -Xswiftc -DFUZZING \
+//       -Xswiftc -use-ld=lld --scratch-path .build-fuzz
+//   .build-fuzz/debug/larder-fuzz Fuzz/work Fuzz/corpus -max_total_time=600
+//
+// (Debian's gold linker crashes on the sanitizer build: lld links it.)
+//
+// (libFuzzer provides `main` and calls `LLVMFuzzerTestOneInput`), or normally, as a replayer that
+// runs every file of the seed corpus through the same targets (`larder-fuzz <files or dirs>`), which
+// the tests do to keep the corpus passing.
+//
+// The first byte of an input picks the target; the rest is the input. Every target must return
+// (an error is fine) and never crash, hang, or trip a sanitizer.
+
+import Foundation
+import Larder
+
+/// Values the MessagePack decoder is asked to produce from arbitrary bytes.
+struct FuzzRecord: Codable {
+    var id: Int
+    var name: String?
+    var tags: [String]
+    var scores: [String: Double]
+    var nested: [FuzzRecord]?
+    var data: Data?
+    var date: Date?
+    var flag: Bool?
+    var small: Int8?
+    var unsigned: UInt64?
+}
+
+enum FuzzTarget: UInt8, CaseIterable {
+    case messagePack = 0
+    case tupleKey = 1
+    case changeLog = 2
+    case treeNode = 3
+    case extensionRecord = 4
+    case framedValue = 5
+
+    var name: String { String(describing: self) }
+
+    func run(_ bytes: UnsafeRawBufferPointer) {
+        switch self {
+        case .messagePack:
+            let decoder = MessagePackDecoder()
+            _ = try? decoder.decode(FuzzRecord.self, from: bytes)
+            _ = try? decoder.decode([Int].self, from: bytes)
+            _ = try? decoder.decode([String: [Double]].self, from: bytes)
+            _ = try? decoder.decode(String.self, from: bytes)
+            _ = try? decoder.decode(Data.self, from: bytes)
+            _ = try? decoder.decode(Date.self, from: bytes)
+            if let record = try? decoder.decode(FuzzRecord.self, from: bytes) {
+                // What decodes must encode and decode again to the same shape.
+                if let again = try? MessagePackEncoder().encode(record) {
+                    _ = again.withUnsafeBytes { try? decoder.decode(FuzzRecord.self, from: $0) }
+                }
+            }
+        case .tupleKey:
+            if let key = try? TupleKey(decoding: bytes) {
+                precondition(key.bytes.elementsEqual(bytes), "a decoded tuple key does not re-encode to its bytes")
+            }
+        case .changeLog:
+            try? DecoderEntryPoints.changeLogEntry(bytes)
+        case .treeNode:
+            try? DecoderEntryPoints.treeNode(bytes)
+        case .extensionRecord:
+            try? DecoderEntryPoints.extensionRecord(bytes)
+        case .framedValue:
+            _ = try? DecoderEntryPoints.framedValue(bytes, as: FuzzRecord.self)
+            _ = try? DecoderEntryPoints.framedValue(bytes, as: [String: Int].self)
+        }
+    }
+}
+
+/// The target named by `LARDER_FUZZ_TARGET` (e.g. `tupleKey`), which then gets whole inputs.
+let fixedTarget: FuzzTarget? = ProcessInfo.processInfo.environment["LARDER_FUZZ_TARGET"].flatMap { name in
+    FuzzTarget.allCases.first { $0.name == name }
+}
+
+/// Runs the target the first byte names on the rest (or the fixed target on all of it).
+func fuzzOne(_ input: UnsafeRawBufferPointer) {
+    if let fixedTarget {
+        fixedTarget.run(input)
+        return
+    }
+    guard let selector = input.first else { return }
+    let target = FuzzTarget(rawValue: selector % UInt8(FuzzTarget.allCases.count))!
+    target.run(UnsafeRawBufferPointer(rebasing: input.dropFirst()))
+}
+
+#if FUZZING
+/// libFuzzer's driver (in the runtime `-sanitize=fuzzer` links).
+@_silgen_name("LLVMFuzzerRunDriver")
+func runFuzzerDriver(
+    _ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
+    _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt
+) -> CInt
+
+/// The function libFuzzer calls with each input.
+@_cdecl("LLVMFuzzerTestOneInput")
+func fuzzerTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+    fuzzOne(UnsafeRawBufferPointer(start: data, count: size))
+    return 0
+}
+
+/// The entry point: SwiftPM links an executable's `main` to `<target>_main`, so hand the process
+/// to libFuzzer's driver from here.
+@_cdecl("larder_fuzz_main")
+func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
+    var count = argc
+    var arguments = argv
+    return runFuzzerDriver(&count, &arguments, fuzzerTestOneInput)
+}
+#else
+@main
+enum Replayer {
+    static func main() {
+        var files: [String] = []
+        for argument in CommandLine.arguments.dropFirst() {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: argument, isDirectory: &isDirectory) else {
+                FileHandle.standardError.write(Data("larder-fuzz: no such file \(argument)\n".utf8))
+                exit(2)
+            }
+            if isDirectory.boolValue {
+                let names = (try? FileManager.default.contentsOfDirectory(atPath: argument)) ?? []
+                files += names.sorted().map { argument + "/" + $0 }
+            } else {
+                files.append(argument)
+            }
+        }
+        for file in files {
+            guard let data = FileManager.default.contents(atPath: file) else { continue }
+            data.withUnsafeBytes { fuzzOne($0) }
+        }
+        print("replayed \(files.count) inputs")
+    }
+}
+#endif
