@@ -13,9 +13,9 @@ let package = Package(
     platforms: [.macOS(.v15)],
     dependencies: [
         .package(name: "Larder", path: ".."),
-        // The trait list is spelled out so that only the malloc interposer is built in (the default
+        // package-benchmark (the repository is now ordo-one/benchmark). The trait list is spelled out so that only the malloc interposer is built in (the default
         // traits would also pull in an ARC runtime interposer that these suites do not use).
-        .package(url: "https://github.com/ordo-one/package-benchmark", exact: "1.38.1", traits: ["MallocInterposer"]),
+        .package(url: "https://github.com/ordo-one/benchmark", exact: "1.38.1", traits: ["MallocInterposer"]),
         // The counter behind package-benchmark's malloc metrics, for larder-alloc-probe.
         .package(url: "https://github.com/ordo-one/malloc-interposer", from: "1.5.0"),
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
@@ -61,19 +61,19 @@ let package = Package(
             name: "RawAccess",
             dependencies: [
                 "LarderBenchKit",
-                .product(name: "Benchmark", package: "package-benchmark"),
+                .product(name: "Benchmark", package: "benchmark"),
             ],
             path: "Benchmarks/RawAccess",
-            plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
         .executableTarget(
             name: "Records",
             dependencies: [
                 "LarderBenchKit",
-                .product(name: "Benchmark", package: "package-benchmark"),
+                .product(name: "Benchmark", package: "benchmark"),
             ],
             path: "Benchmarks/Records",
-            plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
     ],
     swiftLanguageModes: [.v6]

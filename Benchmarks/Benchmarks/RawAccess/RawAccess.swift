@@ -2,8 +2,10 @@
 // Run: `swift package benchmark --target RawAccess`; check the committed allocation thresholds:
 // `swift package benchmark thresholds check --target RawAccess`.
 //
-// Each iteration does a batch of operations (`scalingFactor`), so the malloc counts below are per
-// batch; the per-operation figure is stated beside each threshold.
+// Each iteration does a batch of 1,000 operations, so the malloc counts are per batch; the
+// per-operation figure is stated beside each benchmark. (Names have no spaces: the plugin's
+// `thresholds check` looks for `Thresholds/<target>.<name>.p90.json` with the name as it is.) The expected counts are committed in
+// `Thresholds/` (p90 of mallocCountTotal); the tolerances below say how far a run may stray.
 import Benchmark
 import Larder
 import LarderBenchKit
@@ -22,7 +24,7 @@ let benchmarks: @Sendable () -> Void = {
     // Allocations: 0 per read (`withStoredObject` lends the bytes from the map; the key is
     // framed on the stack).
     Benchmark(
-        "raw read: Larder withStoredObject",
+        "RawRead-Larder-withStoredObject",
         configuration: .init(thresholds: [.mallocCountTotal: .init(absolute: [.p90: 0])]),
         closure: { benchmark, workload in
             try workload.db.read { txn in
@@ -34,20 +36,18 @@ let benchmarks: @Sendable () -> Void = {
         setup: { try RawReadWorkload(entries: 100_000, reads: 1_000) })
 
     // The floor: the same reads through `mdb_get`, read transaction included.
-    // Allocations: 0 per read (LMDB's read transaction reuses its reader slot with MDB_NOTLS:
-    // one `malloc` for the transaction handle per batch at most).
+    // Allocations: 0 per read; 1 per batch (LMDB's `mdb_txn_begin` allocates the handle).
     Benchmark(
-        "raw read: C mdb_get",
-        configuration: .init(thresholds: [.mallocCountTotal: .init(absolute: [.p90: 1])]),
+        "RawRead-C-mdb_get",
+        configuration: .init(thresholds: [.mallocCountTotal: .init(absolute: [.p90: 0])]),
         closure: { benchmark, workload in blackHole(try workload.floorReads()) },
         setup: { try RawReadWorkload(entries: 100_000, reads: 1_000) })
 
     // Workload 2: 1,000 inserts of 100-byte values in random key order, one write transaction
-    // (commit included) into a new store created outside the measured region.
-    // Allocations: about 2 per insert (the value's framing buffer and LMDB's dirty pages),
-    // plus the transaction's fixed cost; the threshold allows 3 per insert.
+    // (commit included) into a new store. Time only: the iteration also creates the store, so
+    // its allocations would not be the inserts' (larder-bench compares the insert times).
     Benchmark(
-        "raw insert: Larder setObject([UInt8])",
+        "RawInsert-Larder-setObject",
         configuration: .init(metrics: [.wallClock, .throughput], maxIterations: 50),
         closure: { benchmark, workload in
             let elapsed = try workload.larder()
@@ -56,7 +56,7 @@ let benchmarks: @Sendable () -> Void = {
         setup: { RawInsertWorkload(count: 1_000) })
 
     Benchmark(
-        "raw insert: C mdb_put",
+        "RawInsert-C-mdb_put",
         configuration: .init(metrics: [.wallClock, .throughput], maxIterations: 50),
         closure: { benchmark, workload in
             let elapsed = try workload.floorInserts()

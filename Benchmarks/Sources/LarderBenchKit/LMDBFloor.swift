@@ -13,7 +13,7 @@ public final class LMDBFloor {
     private var dbi: MDB_dbi = 0
     public let scratch: Scratch
 
-    /// Opens a new environment in a fresh directory. `sync` false opens it with `MDB_NOSYNC`.
+    /// Opens a new environment in a fresh directory, with LMDB's default (synced) commits.
     public init(label: String, mapSize: Int = 4 << 30) throws {
         scratch = try Scratch("floor-\(label)")
         var handle: OpaquePointer?

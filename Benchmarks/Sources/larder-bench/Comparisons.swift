@@ -29,7 +29,7 @@ struct Comparison {
 }
 
 /// Every comparison of the issue, in order.
-let comparisons: [Comparison] = [
+var comparisons: [Comparison] { [
     Comparison(id: "1-raw-read", workload: "1. random read, raw bytes, one read txn",
                larder: "withStoredObject", reference: "C mdb_get",
                body: .timed { fixtures in
@@ -121,7 +121,7 @@ let comparisons: [Comparison] = [
                    return (Side(operations: scale.registrations) { try large.register(count: scale.registrations) },
                            Side(operations: scale.registrations) { try small.register(count: scale.registrations) })
                }),
-]
+] }
 
 /// Runs `larder-alloc-probe` (built beside this executable by `swift build -c release`), which
 /// counts allocations under package-benchmark's malloc interposer, away from this process's timings.

@@ -61,7 +61,7 @@ struct LarderBench: AsyncParsableCommand {
         for comparison in selected {
             let clock = ContinuousClock.now
             let target = targetsFile.targets[comparison.id]
-            var row = [comparison.workload, comparison.larder, comparison.reference]
+            var row = ["\(comparison.workload): \(comparison.larder) vs \(comparison.reference)"]
             switch comparison.body {
             case .timed(let make):
                 let (larder, reference) = try await make(fixtures)
@@ -115,6 +115,8 @@ struct LarderBench: AsyncParsableCommand {
         lines.append("machine: \(field(name.sysname)) \(field(name.release)) \(field(name.machine)), \(ProcessInfo.processInfo.activeProcessorCount) cores, \(cpuModel())")
         let sqlite = (try? GRDBStore.sqliteVersion()) ?? "?"
         lines.append("libraries: \(LMDBFloor.version); SQLite \(sqlite) (GRDB 7.10.0)")
+        let sizes = ArchiverWorkload(count: 1).encodedSizes
+        lines.append("values: 16-byte keys; raw values of \(rawValueSize) bytes; Item \(sizes.messagePack) bytes as MessagePack, \(sizes.json) as JSON")
         return lines.joined(separator: "\n")
     }
 

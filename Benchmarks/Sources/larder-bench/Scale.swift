@@ -39,10 +39,10 @@ struct Scale {
                   durableCommits: 30, writesPerWriter: 5, extensionWrites: 500,
                   registrationSmall: 1_000, registrationLarge: 5_000, registrations: 5)
         case .small:
-            Scale(rounds: 7, rawEntries: 100_000, rawReads: 100_000, rawInserts: 50_000,
-                  items: 20_000, itemReads: 5_000, hotItems: 1_000, itemInserts: 10_000, archiverValues: 5_000,
-                  durableCommits: 200, writesPerWriter: 25, extensionWrites: 2_000,
-                  registrationSmall: 1_000, registrationLarge: 100_000, registrations: 10)
+            Scale(rounds: 11, rawEntries: 100_000, rawReads: 200_000, rawInserts: 50_000,
+                  items: 20_000, itemReads: 10_000, hotItems: 1_000, itemInserts: 10_000, archiverValues: 10_000,
+                  durableCommits: 300, writesPerWriter: 40, extensionWrites: 5_000,
+                  registrationSmall: 1_000, registrationLarge: 100_000, registrations: 20)
         case .medium:
             Scale(rounds: 9, rawEntries: 500_000, rawReads: 300_000, rawInserts: 100_000,
                   items: 100_000, itemReads: 20_000, hotItems: 1_000, itemInserts: 30_000, archiverValues: 20_000,

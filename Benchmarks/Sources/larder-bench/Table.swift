@@ -1,6 +1,6 @@
 /// The result table, printed as Markdown so that it can be pasted into Performance.md as it is.
 struct Table {
-    static let header = ["workload", "Larder", "reference", "Larder", "reference", "ratio", "target", "result"]
+    static let header = ["workload: Larder vs reference", "Larder", "reference", "ratio", "target", "result"]
     var rows: [[String]] = []
 
     mutating func add(_ row: [String]) { rows.append(row) }
