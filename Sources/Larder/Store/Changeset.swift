@@ -194,12 +194,21 @@ public struct Changeset: Sendable {
     }
 
     private mutating func record(_ index: YapDB.Index, _ update: (inout IndexChange) -> Void) {
-        var keys = entries.removeValue(forKey: index.collection) ?? [:]
-        var entry = keys[index.key] ?? IndexChange()
-        update(&entry)
-        keys[index.key] = entry.object == nil && entry.metadata == nil ? nil : entry
-        if !keys.isEmpty { entries[index.collection] = keys }
+        // Mutate in place (one hash lookup per level, no copy of the collection's dictionary);
+        // remove what netted out to nothing.
+        let collectionEmptied = Self.modify(&entries[index.collection, default: [:]]) { keys in
+            let entryEmptied = Self.modify(&keys[index.key, default: IndexChange()]) { entry in
+                update(&entry)
+                return entry.object == nil && entry.metadata == nil
+            }
+            if entryEmptied { keys[index.key] = nil }
+            return keys.isEmpty
+        }
+        if collectionEmptied { entries[index.collection] = nil }
     }
+
+    @inline(__always)
+    private static func modify<T, R>(_ value: inout T, _ body: (inout T) -> R) -> R { body(&value) }
 
     mutating func recordCleared(_ collection: String) {
         entries[collection] = nil

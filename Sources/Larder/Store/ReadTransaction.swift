@@ -100,8 +100,19 @@ public class ReadTransaction {
     /// - Warning: the buffer is lent: valid only inside `body`; do not keep or return it.
     /// - Throws: ``LarderError`` for an invalid collection or key, or a damaged stored value;
     ///   what `body` throws.
+    @inlinable
     public final func withStoredObject<R>(forKey key: String, inCollection collection: String, _ body: (_ format: ArchiveFormat, _ bytes: UnsafeRawBufferPointer) throws -> R) throws -> R? {
-        try withStoredValue(\.objects, collection: collection, key: key, operation: "withStoredObject") { try body($1, $0) }
+        // A small generic shell the caller's module specializes, around a non-generic read: no
+        // generic metadata is looked up on this hot path.
+        var result: R?
+        try lendStoredObject(forKey: key, inCollection: collection) { format, bytes in result = try body(format, bytes) }
+        return result
+    }
+
+    /// The non-generic core of ``withStoredObject(forKey:inCollection:_:)``.
+    @usableFromInline
+    final func lendStoredObject(forKey key: String, inCollection collection: String, _ body: (ArchiveFormat, UnsafeRawBufferPointer) throws -> Void) throws {
+        _ = try withStoredValue(\.objects, collection: collection, key: key, operation: "withStoredObject") { try body($1, $0) }
     }
 
     /// The stored bytes of the object at (`collection`, `key`) and their format, copied out of
