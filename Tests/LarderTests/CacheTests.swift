@@ -138,6 +138,25 @@ struct CacheTests {
         }
     }
 
+    @Test func aBulkWriteStopsKeepingValuesAndNeverLeavesOneStale() throws {
+        try withCountingStore { db, decodes, _ in
+            let connection = db.newConnection()
+            connection.objectCacheLimit = 10
+            try connection.write { txn in
+                try txn.setObject(1, forKey: "x", inCollection: "c")          // kept for the cache...
+                for i in 0..<20 { try txn.setObject(i, forKey: "k\(i)", inCollection: "c") }  // ...until the write outgrows it
+                try txn.setObject(2, forKey: "x", inCollection: "c")
+            }
+            #expect(try connection.read { try $0.object(forKey: "x", inCollection: "c", as: Int.self) } == 2)
+            #expect(decodes.value == 1)  // read from the store, not from a value kept during the write
+            try connection.write { txn in
+                for i in 0..<5 { try txn.setObject(100 + i, forKey: "k\(i)", inCollection: "c") }
+            }
+            #expect(try connection.read { try $0.object(forKey: "k3", inCollection: "c", as: Int.self) } == 103)
+            #expect(decodes.value == 1)  // a small write keeps its values
+        }
+    }
+
     @Test func limitsChangeAtRunTimeAndZeroTurnsTheCacheOff() throws {
         try withCountingStore { db, decodes, _ in
             try db.write { txn in for key in ["a", "b", "c"] { try txn.setObject(1, forKey: key, inCollection: "c") } }

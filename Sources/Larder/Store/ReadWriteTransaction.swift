@@ -18,6 +18,9 @@ public final class ReadWriteTransaction: ReadTransaction {
         var changes = Changeset(commit: 0)
         var writtenObjects: [YapDB.Index: Written] = [:]
         var writtenMetadata: [YapDB.Index: Written] = [:]
+        /// Set once a transaction has written more values than the cache keeps: it stops
+        /// remembering them (a bulk write), and the commit only invalidates.
+        var writeThroughOff = false
         /// Indexes each extension saw change, by extension name (views report them at commit).
         var extensionTouched: [String: Set<YapDB.Index>] = [:]
 
@@ -153,15 +156,26 @@ public final class ReadWriteTransaction: ReadTransaction {
     // MARK: Cache write-through
 
     private func wrote(object value: Any?, at index: YapDB.Index) {
-        if let value, state.writtenObjects.count < writeThroughLimit || state.writtenObjects[index] != nil {
+        guard !state.writeThroughOff else { return }
+        if let value {
+            if state.writtenObjects.count >= writeThroughLimit && state.writtenObjects[index] == nil { return stopWriteThrough() }
             state.writtenObjects[index] = State.Written(owner: ObjectIdentifier(core), value: value)
         } else {
             state.writtenObjects[index] = nil
         }
     }
 
+    /// Forgets the written values: this transaction writes more than the cache keeps.
+    private func stopWriteThrough() {
+        state.writtenObjects.removeAll()
+        state.writtenMetadata.removeAll()
+        state.writeThroughOff = true
+    }
+
     private func wrote(metadata value: Any?, at index: YapDB.Index) {
-        if let value, state.writtenMetadata.count < writeThroughLimit || state.writtenMetadata[index] != nil {
+        guard !state.writeThroughOff else { return }
+        if let value {
+            if state.writtenMetadata.count >= writeThroughLimit && state.writtenMetadata[index] == nil { return stopWriteThrough() }
             state.writtenMetadata[index] = State.Written(owner: ObjectIdentifier(core), value: value)
         } else {
             state.writtenMetadata[index] = nil
@@ -214,7 +228,8 @@ public final class ReadWriteTransaction: ReadTransaction {
                     let had = try put(metadataBuffer, in: lmdb.databases.metadata, at: storageKey)
                     state.changes.recordMetadata(index, had ? .updated : .inserted)
                     wrote(metadata: metadata, at: index)
-                } else {
+                } else if existed {
+                    // A new object has no metadata to remove (metadata lives only beside an object).
                     if try lmdb.delete(lmdb.databases.metadata, key: storageKey) { state.changes.recordMetadata(index, .removed) }
                     wrote(metadata: nil, at: index)
                 }
