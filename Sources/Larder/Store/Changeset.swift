@@ -292,14 +292,48 @@ public struct Changeset: Sendable {
         }
     }
 
-    /// The bytes stored in the `log` database.
+    /// The bytes stored in the `log` database: the MessagePack map of ``LogForm``, written
+    /// directly (every commit writes one, so it skips `Codable`'s per-value machinery).
     func logBytes() throws -> [UInt8] {
-        let form = LogForm(
-            first: commits.lowerBound, last: commits.upperBound, everything: removedEverything,
-            cleared: clearedCollections.sorted(),
-            changes: entries.mapValues { $0.mapValues { Self.code($0.object) | Self.code($0.metadata) << 4 } },
-            extensions: extensionPayloads, info: commitInfos)
-        return try MessagePackEncoder().encode(form)
+        var writer = MessagePackWriter()
+        writer.bytes.reserveCapacity(96 + entryCount * 12)
+        var fits = writer.writeMapHeader(8)
+        fits = fits && writer.writeString("version")
+        writer.writeInt(1)
+        fits = fits && writer.writeString("first")
+        writer.writeUInt(commits.lowerBound)
+        fits = fits && writer.writeString("last")
+        writer.writeUInt(commits.upperBound)
+        fits = fits && writer.writeString("everything")
+        writer.writeBool(removedEverything)
+        fits = fits && writer.writeString("cleared") && writer.writeArrayHeader(clearedCollections.count)
+        for collection in clearedCollections.sorted() { fits = fits && writer.writeString(collection) }
+        fits = fits && writer.writeString("changes") && writer.writeMapHeader(entries.count)
+        for (collection, keys) in entries {
+            fits = fits && writer.writeString(collection) && writer.writeMapHeader(keys.count)
+            for (key, change) in keys {
+                fits = fits && writer.writeString(key)
+                writer.writeUInt(UInt64(Self.code(change.object) | Self.code(change.metadata) << 4))
+            }
+        }
+        func writePayloads(_ payloads: [[UInt8]]) {
+            fits = fits && writer.writeArrayHeader(payloads.count)
+            for payload in payloads {
+                fits = fits && writer.writeArrayHeader(payload.count)
+                for byte in payload { writer.writeUInt(UInt64(byte)) }
+            }
+        }
+        fits = fits && writer.writeString("extensions") && writer.writeMapHeader(extensionPayloads.count)
+        for (name, payloads) in extensionPayloads {
+            fits = fits && writer.writeString(name)
+            writePayloads(payloads)
+        }
+        fits = fits && writer.writeString("info")
+        writePayloads(commitInfos)
+        guard fits else {
+            throw LarderError(.encodingFailed, "the changeset is too large for one change log entry", operation: "writeChangeLog")
+        }
+        return writer.bytes
     }
 
     /// Reads a changeset from its `log` form.
