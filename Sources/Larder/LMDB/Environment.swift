@@ -100,6 +100,7 @@ final class Environment: @unchecked Sendable {  // the handle is used under LMDB
         }
         let environment = Environment(handle: env, path: path, dataFile: layout.dataFile, identity: identity, configuration: configuration)
         do {
+            try environment.checkDataFileLength()
             try environment.openDatabases()
         } catch {
             environment.closeHandle()
@@ -108,6 +109,24 @@ final class Environment: @unchecked Sendable {  // the handle is used under LMDB
         }
         environment.startSyncTimer()
         return environment
+    }
+
+    /// Refuses a data file shorter than the pages its meta page says it has (a truncated copy):
+    /// LMDB maps the file, and reading a page past its end would stop the process (SIGBUS).
+    private func checkDataFileLength() throws {
+        var info = MDB_envinfo()
+        mdb_env_info(handle, &info)
+        var pages = MDB_stat()
+        mdb_env_stat(handle, &pages)
+        let needed = (info.me_last_pgno + 1) * Int(pages.ms_psize)
+        var fileStatus = stat()
+        guard stat(dataFile, &fileStatus) == 0 else { return }
+        if Int(fileStatus.st_size) < needed {
+            throw LarderError(
+                .corrupted,
+                "the data file is \(fileStatus.st_size) bytes but its pages need \(needed): it was truncated (restore it from a backup)",
+                operation: "open", path: path)
+        }
     }
 
     /// Opens (creating on a new store) the named databases and checks the format version.
@@ -328,9 +347,25 @@ final class Environment: @unchecked Sendable {  // the handle is used under LMDB
                 try grow()
                 continue
             }
-            if commitCode != MDB_SUCCESS { throw LMDBResult.error(commitCode, operation: "commit", path: path) }
+            if commitCode != MDB_SUCCESS { throw commitError(commitCode) }
             return try result.get()
         }
+    }
+
+    /// The error of a failed commit. LMDB reports a write cut short by a full disk as `EIO`
+    /// (a short `pwrite`), so an `EIO` on a file system with next to no space left is reported
+    /// as the full disk it is.
+    private func commitError(_ rc: Int32) -> LarderError {
+        if rc == EIO || rc == ENOSPC {
+            var space = statvfs()
+            if statvfs(dataFile, &space) == 0, UInt64(space.f_bavail) * UInt64(space.f_frsize) < 1 << 20 {
+                return LarderError(
+                    .diskFull,
+                    "the disk is full: the commit could not be written, and nothing of the transaction was kept; free space on the file system, then write again",
+                    operation: "commit", path: path, lmdbCode: rc)
+            }
+        }
+        return LMDBResult.error(rc, operation: "commit", path: path)
     }
 
     // MARK: Map size
