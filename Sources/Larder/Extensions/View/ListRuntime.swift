@@ -152,6 +152,26 @@ class ListRuntime<Object: Codable & Sendable, Metadata: Codable & Sendable>: @un
         return Int(UInt64(bigEndian: stored.loadUnaligned(as: UInt64.self)))
     }
 
+    /// Applies a change that removes items (an object removed, a collection cleared, everything
+    /// removed), the same for every kind of list; a `.row` change is the caller's to handle.
+    func applyRemoval(_ change: ExtensionChange, in txn: ReadWriteTransaction) throws {
+        switch change {
+        case .row:
+            break
+        case .removed(let index):
+            try place(index, at: nil, in: txn)
+        case .cleared(let collection):
+            try removeItems(inCollection: collection, in: txn)
+        case .removedEverything:
+            try removeAllItems(in: txn)
+        }
+    }
+
+    /// The list's changes in this commit, for the changeset.
+    func finish(in txn: ReadWriteTransaction) throws -> [UInt8]? {
+        try listChanges(in: txn)
+    }
+
     /// Takes every item of `collection` out of the list.
     func removeItems(inCollection collection: String, in txn: ReadWriteTransaction) throws {
         var indexes: [YapDB.Index] = []

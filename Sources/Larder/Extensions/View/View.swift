@@ -82,17 +82,9 @@ final class ViewRuntime<Object: Codable & Sendable, Metadata: Codable & Sendable
     }
 
     func apply(_ change: ExtensionChange, in txn: ReadWriteTransaction) throws {
-        switch change {
-        case .row(let row):
-            let key = try itemKey(row.index, in: txn, writtenObject: row.writtenObject, writtenMetadata: row.metadataChanged ? row.writtenMetadata : nil)
-            try place(row.index, at: key, in: txn)
-        case .removed(let index):
-            try place(index, at: nil, in: txn)
-        case .cleared(let collection):
-            try removeItems(inCollection: collection, in: txn)
-        case .removedEverything:
-            try removeAllItems(in: txn)
-        }
+        guard case .row(let row) = change else { return try applyRemoval(change, in: txn) }
+        let key = try itemKey(row.index, in: txn, writtenObject: row.writtenObject, writtenMetadata: row.metadataChanged ? row.writtenMetadata : nil)
+        try place(row.index, at: key, in: txn)
     }
 
     func rebuild(in txn: ReadWriteTransaction, progress: (Int, Int) -> Void) throws {
@@ -107,10 +99,6 @@ final class ViewRuntime<Object: Codable & Sendable, Metadata: Codable & Sendable
             if done % 1024 == 0 { progress(done, total) }
         }
         progress(done, total)
-    }
-
-    func finish(in txn: ReadWriteTransaction) throws -> [UInt8]? {
-        try listChanges(in: txn)
     }
 }
 
