@@ -13,6 +13,7 @@ public struct CacheStatistics: Sendable, Equatable {
     /// (see ``Changeset/isReset``).
     public var flushes = 0
 
+    /// No hits, no misses.
     public init() {}
 }
 

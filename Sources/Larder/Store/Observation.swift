@@ -30,6 +30,7 @@ public struct ChangeStream: AsyncSequence, Sendable {
 
     public func makeAsyncIterator() -> Iterator { Iterator(lease: lease) }
 
+    /// Iterates the changesets; `nil` once the consuming task is cancelled.
     public struct Iterator: AsyncIteratorProtocol, Sendable {
         let lease: SubscriptionLease
 
@@ -58,6 +59,7 @@ public struct ObjectObservation<Value: Sendable>: AsyncSequence, Sendable {
 
     public func makeAsyncIterator() -> Iterator { Iterator(observation: self) }
 
+    /// Iterates the values; `nil` once the consuming task is cancelled.
     public struct Iterator: AsyncIteratorProtocol, Sendable {
         let observation: ObjectObservation
         var seen: UInt64?

@@ -11,6 +11,7 @@
 /// the collections afresh. Reads and change reports are those of views (``ViewReader``,
 /// ``ViewHandle/changes(in:)``).
 public struct FilteredView<Object: Codable & Sendable, Metadata: Codable & Sendable>: Sendable {
+    /// Whether the item at `index` (in `group` of the parent) is in the filtered view.
     public typealias Filter = @Sendable (_ group: String, _ index: YapDB.Index, _ object: Object, _ metadata: Metadata?) -> Bool
 
     /// The name of the view or filtered view it filters.

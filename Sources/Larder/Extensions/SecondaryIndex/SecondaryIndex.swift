@@ -20,6 +20,7 @@
 /// value; `x.<name>.map` holds each indexed object's entry key under its storage key, to remove
 /// it when the object changes. Plain databases, no `DUPSORT`.
 public struct SecondaryIndex<Object: Codable & Sendable, Metadata: Codable & Sendable>: Sendable {
+    /// The columns of the object at `index`, or `nil` to leave it out of the index.
     public typealias Columns = @Sendable (_ index: YapDB.Index, _ object: Object, _ metadata: Metadata?) -> TupleKey?
 
     /// The collections indexed; `nil` for every collection.

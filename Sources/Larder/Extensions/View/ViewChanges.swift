@@ -1,8 +1,11 @@
 /// Where an item of a view is: its group and its position in the group (from 0).
 public struct ViewLocation: Sendable, Hashable, Codable, CustomStringConvertible {
+    /// The group.
     public var group: String
+    /// The position in the group, from 0.
     public var position: Int
 
+    /// The location `position` in `group`.
     public init(group: String, position: Int) {
         self.group = group
         self.position = position
@@ -27,10 +30,13 @@ public struct ViewLocation: Sendable, Hashable, Codable, CustomStringConvertible
 public struct ViewChanges: Sendable, Hashable, Codable {
     /// A change of one item.
     public struct RowChange: Sendable, Hashable, Codable {
+        /// What happened to the item: it appeared, disappeared, changed place (its sort key or
+        /// group changed), or changed in place.
         public enum Kind: String, Sendable, Hashable, Codable {
             case insert, delete, move, update
         }
 
+        /// What happened.
         public var kind: Kind
         /// The item.
         public var index: YapDB.Index
@@ -42,11 +48,14 @@ public struct ViewChanges: Sendable, Hashable, Codable {
 
     /// A group that appeared or disappeared.
     public struct SectionChange: Sendable, Hashable, Codable {
+        /// Whether the group appeared or disappeared.
         public enum Kind: String, Sendable, Hashable, Codable {
             case insert, delete
         }
 
+        /// Whether the group appeared or disappeared.
         public var kind: Kind
+        /// The group.
         public var group: String
     }
 
@@ -57,6 +66,7 @@ public struct ViewChanges: Sendable, Hashable, Codable {
     /// The view was rebuilt or removed: its changes are not itemized.
     public var isReset = false
 
+    /// Changes with these rows and sections (or a reset).
     public init(rows: [RowChange] = [], sections: [SectionChange] = [], isReset: Bool = false) {
         self.rows = rows
         self.sections = sections
