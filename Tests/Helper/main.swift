@@ -16,6 +16,9 @@
 //   larder-test-helper crash-writer <path> <full|nometasync|deferred> <batch-size>
 //       Commits batches until killed, printing `ack <n>` after each commit (see CrashWriter.swift).
 //
+//   larder-test-helper persistent-set <path> <key> <integer>
+//       Sets the `Persistent<Int>` under <key> (default collection) to <integer>.
+//
 //   larder-test-helper hold-read <path>
 //       Opens the store, pins a read snapshot, prints "reading" and sleeps until killed (a reader
 //       that dies inside a read transaction).
@@ -143,6 +146,16 @@ case "grow" where arguments.count == 4:
 case "commit" where arguments.count == 5:
     guard let count = Int(arguments[3]), count > 0, let limit = Int(arguments[4]), limit > 0 else { fail("commit: bad numbers", status: 2) }
     commit(path: arguments[2], count: count, logLimit: limit)
+case "persistent-set" where arguments.count == 5:
+    guard let number = Int(arguments[4]) else { fail("persistent-set: not an integer", status: 2) }
+    do {
+        let value = try Persistent(try Database(path: arguments[2]), key: arguments[3], default: 0)
+        try value.set(number)
+        print(try value.value)
+        exit(0)
+    } catch {
+        fail("persistent-set failed: \(error)")
+    }
 case "hold-read" where arguments.count == 3:
     do {
         let db = try Database(path: arguments[2])

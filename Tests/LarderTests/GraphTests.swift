@@ -1,0 +1,111 @@
+import Foundation
+import Synchronization
+import Testing
+@testable import Larder
+
+struct Circle: Codable, Persistable, Equatable, Sendable {
+    static let collection = "circles"
+    var id: String
+    var radius: Double
+}
+
+struct Venn: Codable, Persistable, Equatable, Sendable {
+    static let collection = "diagrams"
+    var id: String
+    var left: Ref<Circle>
+    var right: Ref<Circle>
+}
+
+/// References between values, and single persistent values.
+@Suite("References and single values")
+struct GraphTests {
+    @Test func aVennDiagramResolvesItsCirclesLazily() throws {
+        try withStore { db, _ in
+            let a = Circle(id: "a", radius: 1), b = Circle(id: "b", radius: 2)
+            let venn = Venn(id: "v", left: Ref(a), right: Ref(id: "b"))
+            try db.write { txn in
+                try txn.write(a)
+                try txn.write(b)
+                try txn.write(venn)
+            }
+            // The diagram stores the keys only.
+            let stored = try #require(try db.read { try $0.storedObject(forKey: "v", inCollection: "diagrams") })
+            let map = try MessagePackDecoder().decode([String: String].self, from: stored.bytes)
+            #expect(map == ["id": "v", "left": "a", "right": "b"])
+
+            let loaded = try #require(try db.read { try $0.read(Venn.self, key: "v") })
+            #expect(loaded == venn)
+            #expect(try db.read { try $0.resolve(loaded.left) } == a)
+            #expect(try db.read { try $0.resolve(loaded.right) } == b)
+            #expect(loaded.right.index == YapDB.Index(collection: "circles", key: "b"))
+
+            _ = try db.write { try $0.remove(b) }
+            #expect(try db.read { try $0.resolve(loaded.right) } == nil)  // gone: nil, not an error
+            #expect(try db.read { try $0.exists(loaded.left) && !$0.exists(loaded.right) })
+            #expect(throws: LarderError.self) { try db.read { try $0.resolve(Ref<Circle>(key: "")) } }
+        }
+    }
+
+    @Test func aPersistentValueReadsUpdatesAndResets() throws {
+        try withStore { db, _ in
+            let launches = try Persistent(db, key: "launches", default: 0)
+            #expect(try launches.value == 0)
+            #expect(try launches.update { $0 += 1 } == 1)
+            try launches.update { $0 += 1 }
+            #expect(try launches.value == 2)
+            struct Failure: Error {}
+            #expect(throws: Failure.self) { try launches.update { $0 = 99; throw Failure() } }
+            #expect(try launches.value == 2)  // nothing stored by the failed update
+            try launches.set(40)
+            #expect(try Persistent(db, key: "launches", default: 0).value == 40)
+            try launches.reset()
+            #expect(try launches.value == 0)
+            #expect(throws: LarderError.self) { try Persistent(db, key: "", default: 0) }
+        }
+    }
+
+    @Test func concurrentUpdatesAreNeverLost() async throws {
+        let directory = TemporaryDirectory()
+        let db = try Database(path: directory.file("store"))
+        let counter = try Persistent(db, key: "counter", default: 0)
+        await withTaskGroup(of: Void.self) { group in
+            for _ in 0..<8 {
+                group.addTask { for _ in 0..<25 { try! counter.update { $0 += 1 } } }
+            }
+        }
+        #expect(try counter.value == 200)
+    }
+
+    @Test func changesElsewhereAreObserved() async throws {
+        let directory = TemporaryDirectory()
+        let db = try Database(path: directory.file("store"))
+        let theme = try Persistent(db, key: "theme", default: "light")
+        var values = theme.values().makeAsyncIterator()
+        #expect(try await values.next() == "light")
+        try await db.newConnection().write { try $0.setObject("dark", forKey: "theme", inCollection: Persistent<String>.defaultCollection) }
+        #expect(try await values.next() == "dark")
+
+        let seen = LockedBox<[String]>([])
+        let handle = theme.onChange { value in seen.withLock { $0.append(value) } }
+        #expect(await eventually { seen.withLock { $0 } == ["dark"] })
+        try theme.set("sepia")
+        #expect(await eventually { seen.withLock { $0 } == ["dark", "sepia"] })
+        handle.cancel()
+        #expect(await eventually { db.observerCount == 1 })  // only `values` is left
+    }
+
+    @Test func twoProcessesShareAPersistentValue() async throws {
+        let helper = try #require(ProcessTestSupport.helperExecutable())
+        let directory = TemporaryDirectory()
+        let path = directory.file("store")
+        let db = try Database(path: path)
+        let shared = try Persistent(db, key: "shared", default: 0)
+        var values = shared.values().makeAsyncIterator()
+        #expect(try await values.next() == 0)
+        let run = try ProcessTestSupport.run(helper, ["persistent-set", path, "shared", "42"])
+        #expect(run.status == 0 && run.standardOutput == "42\n", "\(run.standardError)")
+        db.checkForExternalChanges()
+        #expect(try await values.next() == 42)
+        #expect(try shared.update { $0 += 1 } == 43)
+    }
+}
