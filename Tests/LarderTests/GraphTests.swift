@@ -46,6 +46,35 @@ struct GraphTests {
         }
     }
 
+    @Test func namedRootsNameEntryPoints() throws {
+        try withStore { db, _ in
+            let a = Circle(id: "a", radius: 1)
+            try db.write { txn in
+                try txn.write(a)
+                try txn.write(Venn(id: "v", left: Ref(a), right: Ref(a)))
+                try txn.setRoot(Ref<Venn>(id: "v"), named: "main")
+                try txn.setRoot(Ref(a), named: "favourite circle")
+            }
+            try db.read { txn in
+                let main = try #require(try txn.root(named: "main", as: Venn.self))
+                #expect(try txn.resolve(main)?.left == Ref(a))
+                #expect(try txn.rootIndex(named: "favourite circle") == a.index)
+                #expect(try txn.rootNames() == ["favourite circle", "main"])
+                #expect(try txn.root(named: "nothing", as: Venn.self) == nil)
+                let error = #expect(throws: LarderError.self) { try txn.root(named: "main", as: Circle.self) }
+                #expect(error?.code == .decodingFailed)
+            }
+            try db.write { txn in
+                try txn.setRoot(Ref(a), named: "main")  // replaced
+                #expect(try txn.removeRoot(named: "favourite circle"))
+                #expect(try !txn.removeRoot(named: "favourite circle"))
+            }
+            #expect(try db.read { try $0.rootNames() } == ["main"])
+            #expect(try db.read { try $0.root(named: "main", as: Circle.self) } == Ref(a))
+            #expect(throws: LarderError.self) { try db.write { try $0.setRoot(Ref(a), named: "") } }
+        }
+    }
+
     @Test func aPersistentValueReadsUpdatesAndResets() throws {
         try withStore { db, _ in
             let launches = try Persistent(db, key: "launches", default: 0)
