@@ -44,20 +44,7 @@ final class CountingTreeStorage: CountedTreeStorage {
     }
 }
 
-/// SplitMix64: a small seeded generator, so a failing random test can be replayed from its seed.
-struct CountedTreeRandom: RandomNumberGenerator {
-    var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9e37_79b9_7f4a_7c15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9
-        z = (z ^ (z >> 27)) &* 0x94d0_49bb_1331_11eb
-        return z ^ (z >> 31)
-    }
-
+extension SplitMix {
     /// A key of 0...40 bytes that often shares a prefix with other keys and is made mostly of the
     /// bytes where an order bug shows: 0x00, 0xFF, and neighbours of 0x80. Short keys repeat, so
     /// inserts of present keys and removals of absent ones happen too.
@@ -125,7 +112,7 @@ struct CountedTreeTests {
     /// A tree of fanout 8 holding 300 keys: three levels, so damage can go to any of them.
     static func smallTree() throws -> (CountedTree<CountingTreeStorage>, [[UInt8]]) {
         let tree = CountedTree(storage: CountingTreeStorage(), fanout: 8)
-        var random = CountedTreeRandom(seed: 0xC0FFEE)
+        var random = SplitMix(seed: 0xC0FFEE)
         var model: [[UInt8]] = []
         while model.count < 300 {
             let key = random.key()
@@ -205,7 +192,7 @@ struct CountedTreeTests {
     /// (nearly) nothing, at fanouts that make trees deep (4, 5) and at the standard one.
     @Test(arguments: [(UInt64(0x5eed_0001), 4), (0x5eed_0002, 5), (0x5eed_0003, 8), (0x5eed_0004, 64)])
     func randomOperationsAgreeWithASortedArray(seed: UInt64, fanout: Int) throws {
-        var random = CountedTreeRandom(seed: seed)
+        var random = SplitMix(seed: seed)
         let storage = CountingTreeStorage()
         let tree = CountedTree(storage: storage, fanout: fanout)
         var model: [[UInt8]] = []
@@ -254,7 +241,7 @@ struct CountedTreeTests {
 
     /// Compares every kind of query against the model, and checks the structure.
     private func expectAgreement(
-        _ tree: CountedTree<CountingTreeStorage>, _ model: [[UInt8]], _ random: inout CountedTreeRandom, context: String
+        _ tree: CountedTree<CountingTreeStorage>, _ model: [[UInt8]], _ random: inout SplitMix, context: String
     ) throws {
         try tree.checkStructure()
         for _ in 0..<4 {
@@ -288,7 +275,7 @@ struct CountedTreeTests {
     @Test func rankAndSelectReadOneNodePerLevel() throws {
         let storage = CountingTreeStorage()
         let tree = CountedTree(storage: storage)
-        var random = CountedTreeRandom(seed: 20_000)
+        var random = SplitMix(seed: 20_000)
         var keys: [[UInt8]] = []
         while keys.count < 20_000 {
             let key = (0..<Int.random(in: 20...60, using: &random)).map { _ in UInt8.random(in: 0...255, using: &random) }
@@ -346,7 +333,7 @@ struct CountedTreeTests {
         let count = 10_000
         let storage = CountingTreeStorage()
         let tree = CountedTree(storage: storage)
-        var random = CountedTreeRandom(seed: 10_000)
+        var random = SplitMix(seed: 10_000)
         var indexes = Array(0..<count)
         switch order {
         case .ascending: break
@@ -510,7 +497,7 @@ struct CountedTreeTests {
     /// Randomly damaged node bytes: every operation either works or throws a LarderError.
     @Test func damagedNodesNeverCrash() throws {
         let (tree, model) = try Self.smallTree()
-        var random = CountedTreeRandom(seed: 0xBAD)
+        var random = SplitMix(seed: 0xBAD)
         let ids = tree.storage.nodes.keys.sorted()
         var detected = 0
         for round in 0..<300 {
@@ -557,7 +544,7 @@ struct CountedTreeTests {
     @Test func splicedAndPatchedNodesAreCanonical() throws {
         let storage = CountingTreeStorage()
         let tree = CountedTree(storage: storage, fanout: 8)
-        var random = CountedTreeRandom(seed: 0x5111CE)
+        var random = SplitMix(seed: 0x5111CE)
         var model: [[UInt8]] = []
         var crossings = 0
         /// The counts the root keeps, when it is a branch.

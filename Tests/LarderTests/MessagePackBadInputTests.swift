@@ -287,7 +287,7 @@ struct MessagePackBadInputTests {
 
     /// Deterministic pseudo-random inputs: every failure must be a DecodingError.
     @Test func randomInputNeverCrashes() throws {
-        var generator = MPSplitMix(seed: 0x5eed)
+        var generator = SplitMix(seed: 0x5eed)
         let seeds = [try MPTest.encoder.encode(MPEverything.sample), try MPTest.encoder.encode([MPPerson.ada, .grace])]
         var decodedSomething = 0
         for round in 0..<4_000 {
@@ -327,15 +327,3 @@ struct MessagePackBadInputTests {
     }
 }
 
-/// A tiny deterministic generator so the random-input test is reproducible.
-struct MPSplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9e37_79b9_7f4a_7c15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9
-        z = (z ^ (z >> 27)) &* 0x94d0_49bb_1331_11eb
-        return z ^ (z >> 31)
-    }
-}

@@ -156,12 +156,22 @@ public final class ReadWriteTransaction: ReadTransaction {
     // MARK: Cache write-through
 
     private func wrote(object value: Any?, at index: YapDB.Index) {
+        wrote(value, at: index, in: \.writtenObjects)
+    }
+
+    private func wrote(metadata value: Any?, at index: YapDB.Index) {
+        wrote(value, at: index, in: \.writtenMetadata)
+    }
+
+    /// Keeps `value` (or forgets the index, for `nil`) for the connection's cache, until the
+    /// transaction has written more than the cache holds.
+    private func wrote(_ value: Any?, at index: YapDB.Index, in written: WritableKeyPath<State, [YapDB.Index: State.Written]>) {
         guard !state.writeThroughOff else { return }
         if let value {
-            if state.writtenObjects.count >= writeThroughLimit && state.writtenObjects[index] == nil { return stopWriteThrough() }
-            state.writtenObjects[index] = State.Written(owner: ObjectIdentifier(core), value: value)
+            if state[keyPath: written].count >= writeThroughLimit && state[keyPath: written][index] == nil { return stopWriteThrough() }
+            state[keyPath: written][index] = State.Written(owner: ObjectIdentifier(core), value: value)
         } else {
-            state.writtenObjects[index] = nil
+            state[keyPath: written][index] = nil
         }
     }
 
@@ -172,15 +182,6 @@ public final class ReadWriteTransaction: ReadTransaction {
         state.writeThroughOff = true
     }
 
-    private func wrote(metadata value: Any?, at index: YapDB.Index) {
-        guard !state.writeThroughOff else { return }
-        if let value {
-            if state.writtenMetadata.count >= writeThroughLimit && state.writtenMetadata[index] == nil { return stopWriteThrough() }
-            state.writtenMetadata[index] = State.Written(owner: ObjectIdentifier(core), value: value)
-        } else {
-            state.writtenMetadata[index] = nil
-        }
-    }
 
     // MARK: Storing
 
