@@ -156,6 +156,7 @@ extension Database {
     static func parts(ofKind kind: String) -> [String] {
         switch kind {
         case ExtensionKind.secondaryIndex: ["entries", "map"]
+        case ExtensionKind.relationships: RelationshipsRuntime.partNames
         default: ["tree", "map", "groups"]
         }
     }
@@ -166,6 +167,7 @@ enum ExtensionKind {
     static let secondaryIndex = "secondaryIndex"
     static let view = "view"
     static let filteredView = "filteredView"
+    static let relationships = "relationships"
 }
 
 /// Payloads every extension may put in a changeset besides its own changes.

@@ -53,6 +53,9 @@ protocol ExtensionRuntime: AnyObject, Sendable {
     /// Recomputes its state from scratch (its parts are empty when this is called). Reports
     /// progress as (done, total).
     func rebuild(in txn: ReadWriteTransaction, progress: (Int, Int) -> Void) throws
+    /// Called once before the commit, before any extension's ``finish(in:)`` and before the
+    /// collection counts are written: the last moment an extension may still change objects.
+    func willFinish(in txn: ReadWriteTransaction) throws
     /// Called once before the commit: returns what it wants in the commit's changeset.
     func finish(in txn: ReadWriteTransaction) throws -> [UInt8]?
     /// Its state in a form that does not depend on the order in which it was built, by part, for
@@ -63,6 +66,8 @@ protocol ExtensionRuntime: AnyObject, Sendable {
 }
 
 extension ExtensionRuntime {
+    func willFinish(in txn: ReadWriteTransaction) throws {}
+
     /// Whether `change` concerns this extension.
     func receives(_ index: YapDB.Index) -> Bool {
         collections?.contains(index.collection) ?? true

@@ -23,6 +23,8 @@ public final class ReadWriteTransaction: ReadTransaction {
         var writeThroughOff = false
         /// Indexes each extension saw change, by extension name (views report them at commit).
         var extensionTouched: [String: Set<YapDB.Index>] = [:]
+        /// Relationships extensions that asked for a garbage collection before the commit.
+        var garbageCollectionRequests: Set<String> = []
 
         /// The values `core` wrote that are still current.
         func written(by core: ConnectionCore) -> (objects: [(YapDB.Index, Any)], metadata: [(YapDB.Index, Any)]) {
@@ -44,6 +46,9 @@ public final class ReadWriteTransaction: ReadTransaction {
     private let writeThroughLimit: Int
     /// The extensions this transaction keeps up to date, dependencies first.
     let extensions: [any ExtensionRuntime]
+    /// Working state an extension keeps while one of its operations runs (the cascade of the
+    /// delete rules), by key. Not handed from one caller of a group commit to the next.
+    var extensionScratch: [String: AnyObject] = [:]
 
     init(_ lmdb: LMDBTransaction, database: Database, core: ConnectionCore, snapshot: Snapshot, state: State) {
         self.state = state
@@ -100,6 +105,16 @@ public final class ReadWriteTransaction: ReadTransaction {
     /// Notes that extension `name` saw `index` change in this transaction.
     func noteTouched(_ index: YapDB.Index, by name: String) {
         state.extensionTouched[name, default: []].insert(index)
+    }
+
+    /// Asks for a garbage collection by the relationships extension `name` before the commit.
+    func requestGarbageCollection(by name: String) {
+        state.garbageCollectionRequests.insert(name)
+    }
+
+    /// Whether extension `name` asked for a garbage collection; forgets the request.
+    func takeGarbageCollectionRequest(by name: String) -> Bool {
+        state.garbageCollectionRequests.remove(name) != nil
     }
 
     /// The indexes extension `name` saw change in this transaction.
@@ -509,6 +524,7 @@ public final class ReadWriteTransaction: ReadTransaction {
     /// before the commit. Returns the commit's changeset, `nil` when nothing changed.
     func finish() throws -> Changeset? {
         sealCommitInfo()
+        for runtime in extensions { try runtime.willFinish(in: self) }
         for (collection, change) in state.countChanges where change != 0 {
             let count = try storedCount(of: collection) + change
             let key = StorageKey.prefix(of: collection)

@@ -1,0 +1,432 @@
+/// The relationships extension as the store runs it.
+///
+/// Storage, all ``TupleKey``s with string components:
+/// - `x.<name>.forward`: `source ‖ name ‖ destination ‖ owner` → the rules (one byte). `owner` is
+///   null when the source declared the edge, else the index of the manual edge object.
+/// - `x.<name>.reverse`: `destination ‖ name ‖ source ‖ owner` → the rules.
+/// - `x.<name>.owners`: `owner ‖ forward key` → empty: the edges each value declared, to replace
+///   them when it changes.
+final class RelationshipsRuntime: ExtensionRuntime {
+    static var kindName: String { ExtensionKind.relationships }
+    static var partNames: [String] { ["forward", "reverse", "owners"] }
+
+    let name: String
+    let definition: Relationships
+    let parts: ExtensionParts
+    /// Edge sources by collection, the manual edges included.
+    private let sources: [String: [Relationships.EdgeSource]]
+
+    init(name: String, definition: Relationships, parts: ExtensionParts) {
+        self.name = name
+        self.definition = definition
+        self.parts = parts
+        var sources = definition.sources
+        sources[RelationshipsHandle(name: name).manualEdgesCollection, default: []].append(.manual)
+        self.sources = sources
+    }
+
+    var kind: String { Self.kindName }
+    var versionTag: String { definition.versionTag }
+    /// Every collection: a deletion anywhere may be the end of an edge.
+    var collections: Set<String>? { nil }
+    var dependencies: [String] { [] }
+    var readsMetadata: Bool { false }
+
+    func rebound(to parts: ExtensionParts) -> any ExtensionRuntime {
+        RelationshipsRuntime(name: name, definition: definition, parts: parts)
+    }
+
+    // MARK: Keys
+
+    /// One stored edge with the value that declared it.
+    struct StoredEdge {
+        let edge: RelationshipEdge
+        /// The value that declared the edge: the source, or a manual edge object.
+        let owner: YapDB.Index
+    }
+
+    private static func ownerComponent(_ owner: YapDB.Index, source: YapDB.Index) -> TupleComponent {
+        owner == source ? .null : .tuple([.string(owner.collection), .string(owner.key)])
+    }
+
+    static func forwardKey(_ edge: RelationshipEdge, owner: YapDB.Index) -> [UInt8] {
+        TupleKey([
+            .string(edge.source.collection), .string(edge.source.key), .string(edge.name),
+            .string(edge.destination.collection), .string(edge.destination.key), ownerComponent(owner, source: edge.source),
+        ]).bytes
+    }
+
+    static func reverseKey(_ edge: RelationshipEdge, owner: YapDB.Index) -> [UInt8] {
+        TupleKey([
+            .string(edge.destination.collection), .string(edge.destination.key), .string(edge.name),
+            .string(edge.source.collection), .string(edge.source.key), ownerComponent(owner, source: edge.source),
+        ]).bytes
+    }
+
+    static func ownersKey(owner: YapDB.Index, forwardKey: [UInt8]) -> [UInt8] {
+        TupleKey([.string(owner.collection), .string(owner.key), .bytes(forwardKey)]).bytes
+    }
+
+    /// The prefix of every key about `index`, and of its edges named `name` when given.
+    static func prefix(_ index: YapDB.Index, named name: String? = nil) -> [UInt8] {
+        var components: [TupleComponent] = [.string(index.collection), .string(index.key)]
+        if let name { components.append(.string(name)) }
+        return TupleKey(components).bytes
+    }
+
+    /// The edge stored under a forward (`reversed` false) or reverse key, with its rules.
+    static func decode(_ key: some Collection<UInt8>, rules: UnsafeRawBufferPointer, reversed: Bool) throws -> StoredEdge {
+        let components = try TupleKey(decoding: key).components
+        guard components.count == 6,
+              case .string(let firstCollection) = components[0], case .string(let firstKey) = components[1],
+              case .string(let name) = components[2],
+              case .string(let secondCollection) = components[3], case .string(let secondKey) = components[4],
+              rules.count == 1
+        else { throw LarderError(.corruptValue, "a relationship entry is not an edge", operation: "relationships") }
+        let first = YapDB.Index(collection: firstCollection, key: firstKey)
+        let second = YapDB.Index(collection: secondCollection, key: secondKey)
+        let (source, destination) = reversed ? (second, first) : (first, second)
+        var owner = source
+        switch components[5] {
+        case .null: break
+        case .tuple(let parts):
+            guard parts.count == 2, case .string(let collection) = parts[0], case .string(let key) = parts[1] else { fallthrough }
+            owner = YapDB.Index(collection: collection, key: key)
+        default:
+            throw LarderError(.corruptValue, "a relationship entry has no valid owner", operation: "relationships")
+        }
+        let edge = RelationshipEdge(name: name, source: source, destination: destination, rules: DeleteRules(rawValue: rules[0]), isManual: owner != source)
+        return StoredEdge(edge: edge, owner: owner)
+    }
+
+    /// The edges stored under keys starting with `prefix` in the forward or reverse part.
+    func edges(withPrefix prefix: [UInt8], reversed: Bool, in lmdb: LMDBTransaction) throws -> [StoredEdge] {
+        var found: [StoredEdge] = []
+        try lmdb.scan(parts[reversed ? "reverse" : "forward"], from: prefix, to: KeyRange.successor(of: prefix), reversed: false) { key, value in
+            found.append(try Self.decode(key, rules: value, reversed: reversed))
+            return true
+        }
+        return found
+    }
+
+    /// How many edges are stored under keys starting with `prefix`.
+    func edgeCount(withPrefix prefix: [UInt8], reversed: Bool, in lmdb: LMDBTransaction) throws -> Int {
+        var count = 0
+        try lmdb.scan(parts[reversed ? "reverse" : "forward"], from: prefix, to: KeyRange.successor(of: prefix), reversed: false) { _, _ in
+            count += 1
+            return true
+        }
+        return count
+    }
+
+    // MARK: Keeping the edges
+
+    func apply(_ change: ExtensionChange, in txn: ReadWriteTransaction) throws {
+        switch change {
+        case .row(let row):
+            if row.index.collection == ReadWriteTransaction.rootsCollection { requestCollection(in: txn) }
+            guard let sources = sources[row.index.collection] else { return }
+            try replaceEdges(of: row.index, with: try links(of: row.index, from: sources, written: row.writtenObject, in: txn), in: txn)
+        case .removed(let index):
+            if index.collection == ReadWriteTransaction.rootsCollection { requestCollection(in: txn) }
+            try cascade(in: txn) { try removed(index, in: txn, cascade: $0) }
+        case .cleared(let collection):
+            if collection == ReadWriteTransaction.rootsCollection { requestCollection(in: txn) }
+            let lmdb = txn.lmdb
+            var indexes = Set<YapDB.Index>()
+            let prefix = TupleKey([.string(collection)]).bytes
+            for part in ["forward", "reverse"] {
+                try lmdb.scan(parts[part], from: prefix, to: KeyRange.successor(of: prefix), reversed: false) { key, value in
+                    let stored = try Self.decode(key, rules: value, reversed: part == "reverse")
+                    indexes.insert(part == "reverse" ? stored.edge.destination : stored.edge.source)
+                    return true
+                }
+            }
+            try lmdb.scan(parts["owners"], from: prefix, to: KeyRange.successor(of: prefix), reversed: false) { key, _ in
+                let components = try TupleKey(decoding: key).components
+                if components.count == 3, case .string(let ownerKey) = components[1] { indexes.insert(YapDB.Index(collection: collection, key: ownerKey)) }
+                return true
+            }
+            try cascade(in: txn) { queue in
+                for index in indexes.sorted(by: { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }) {
+                    try removed(index, in: txn, cascade: queue)
+                }
+            }
+        case .removedEverything:
+            try parts.empty(in: txn.lmdb)
+        }
+    }
+
+    /// The links the object at `index` declares, `nil` when it declares none (gone or another type).
+    private func links(of index: YapDB.Index, from sources: [Relationships.EdgeSource], written: Any?, in txn: ReadTransaction) throws -> [Relationships.Link] {
+        var all: [Relationships.Link] = []
+        for source in sources {
+            if let links = try source.links(txn, index, written) { all += links }
+        }
+        return all
+    }
+
+    /// Stores the edges `owner` declares now in place of those it declared before.
+    private func replaceEdges(of owner: YapDB.Index, with links: [Relationships.Link], in txn: ReadWriteTransaction) throws {
+        let lmdb = txn.lmdb
+        var wanted: [[UInt8]: (RelationshipEdge, [UInt8])] = [:]
+        for link in links {
+            let source = link.source ?? owner
+            let edge = RelationshipEdge(name: link.name, source: source, destination: link.destination, rules: link.rules, isManual: source != owner)
+            let key = Self.forwardKey(edge, owner: owner)
+            guard key.count <= txn.maxKeySize, Self.reverseKey(edge, owner: owner).count <= txn.maxKeySize,
+                  Self.ownersKey(owner: owner, forwardKey: key).count <= txn.maxKeySize else {
+                throw LarderError(.keyTooLong, "the edge \(edge) is too long to store: the indexes at both ends and the name together must stay well under \(txn.maxKeySize) bytes", operation: "relationships", index: owner, extensionName: name)
+            }
+            // The same edge declared twice is one edge with the rules of both.
+            let rules = link.rules.union(wanted[key].map { DeleteRules(rawValue: $0.1[0]) } ?? [])
+            wanted[key] = (RelationshipEdge(name: edge.name, source: source, destination: edge.destination, rules: rules, isManual: edge.isManual), [rules.rawValue])
+        }
+        for stored in try ownedEdges(of: owner, in: lmdb) {
+            let key = Self.forwardKey(stored.edge, owner: owner)
+            if let (_, rules) = wanted[key], rules == [stored.edge.rules.rawValue] {
+                wanted[key] = nil  // unchanged
+                continue
+            }
+            try removeEntries(of: stored, in: lmdb)
+            if wanted[key] == nil { noteReferenceRemoved(to: stored.edge.destination, in: txn) }
+        }
+        for (key, (edge, rules)) in wanted {
+            try rules.withUnsafeBytes { rules in
+                try key.withUnsafeBytes { try lmdb.put(parts["forward"], key: $0, value: rules) }
+                try Self.reverseKey(edge, owner: owner).withUnsafeBytes { try lmdb.put(parts["reverse"], key: $0, value: rules) }
+                try Self.ownersKey(owner: owner, forwardKey: key).withUnsafeBytes { try lmdb.put(parts["owners"], key: $0, value: UnsafeRawBufferPointer(start: nil, count: 0)) }
+            }
+        }
+    }
+
+    /// The edges `owner` declared.
+    private func ownedEdges(of owner: YapDB.Index, in lmdb: LMDBTransaction) throws -> [StoredEdge] {
+        var forwardKeys: [[UInt8]] = []
+        let prefix = Self.prefix(owner)
+        try lmdb.scan(parts["owners"], from: prefix, to: KeyRange.successor(of: prefix), reversed: false) { key, _ in
+            let components = try TupleKey(decoding: key).components
+            guard components.count == 3, case .bytes(let forwardKey) = components[2] else {
+                throw LarderError(.corruptValue, "a relationship owner entry does not name an edge", operation: "relationships", extensionName: name)
+            }
+            forwardKeys.append(forwardKey)
+            return true
+        }
+        return try forwardKeys.map { key in
+            guard let rules = try key.withUnsafeBytes({ try lmdb.get(parts["forward"], key: $0) }) else {
+                throw LarderError(.corruptValue, "a relationship owner entry names an edge that is not stored", operation: "relationships", extensionName: name)
+            }
+            return try Self.decode(key, rules: rules, reversed: false)
+        }
+    }
+
+    /// Deletes the three entries of one edge.
+    private func removeEntries(of stored: StoredEdge, in lmdb: LMDBTransaction) throws {
+        let key = Self.forwardKey(stored.edge, owner: stored.owner)
+        _ = try key.withUnsafeBytes { try lmdb.delete(parts["forward"], key: $0) }
+        _ = try Self.reverseKey(stored.edge, owner: stored.owner).withUnsafeBytes { try lmdb.delete(parts["reverse"], key: $0) }
+        _ = try Self.ownersKey(owner: stored.owner, forwardKey: key).withUnsafeBytes { try lmdb.delete(parts["owners"], key: $0) }
+    }
+
+    // MARK: Delete rules
+
+    /// What deleting values makes the rules do, run one after another so that a long chain of
+    /// cascades does not nest calls.
+    final class CascadeQueue {
+        enum Action {
+            case delete(YapDB.Index)
+            case nullify(RelationshipEdge)
+            case touch(YapDB.Index)
+        }
+
+        /// A "last source" or "last destination" rule waiting for its condition.
+        enum Check {
+            /// Delete `node` once no edge named `name` into it has a source left.
+            case noSourceLeft(YapDB.Index, name: String)
+            /// Delete `node` once no edge named `name` from it has a destination left.
+            case noDestinationLeft(YapDB.Index, name: String)
+        }
+
+        var actions: [Action] = []
+        var next = 0
+        var checks: [Check] = []
+    }
+
+    /// Runs `body` with the transaction's cascade queue, then, if this is the outermost deletion,
+    /// carries out the queued actions until none are left. An action that deletes comes back
+    /// here (through the store's removal) and only queues more.
+    ///
+    /// The "last source / last destination" checks wait until everything else has run, and run
+    /// again after every round that deleted something, so that the result does not depend on the
+    /// order of the edges: what is deleted is the smallest set closed under every rule.
+    private func cascade(in txn: ReadWriteTransaction, _ body: (CascadeQueue) throws -> Void) throws {
+        let scratchKey = "cascade." + name
+        if let queue = txn.extensionScratch[scratchKey] as? CascadeQueue {
+            return try body(queue)
+        }
+        let queue = CascadeQueue()
+        txn.extensionScratch[scratchKey] = queue
+        defer { txn.extensionScratch[scratchKey] = nil }
+        try body(queue)
+        while true {
+            while queue.next < queue.actions.count {
+                let action = queue.actions[queue.next]
+                queue.next += 1
+                try perform(action, in: txn)
+            }
+            let checks = queue.checks
+            queue.checks = []
+            var deleted = false
+            for check in checks {
+                switch try evaluate(check, in: txn) {
+                case .deleted: deleted = true
+                case .waiting: queue.checks.append(check)
+                case .moot: break
+                }
+            }
+            if !deleted { return }
+        }
+    }
+
+    private func perform(_ action: CascadeQueue.Action, in txn: ReadWriteTransaction) throws {
+        switch action {
+        case .delete(let index):
+            try txn.removeObject(forKey: index.key, inCollection: index.collection)
+        case .nullify(let edge):
+            let source = edge.source
+            guard try txn.hasObject(forKey: source.key, inCollection: source.collection) else { return }
+            var nullified = false
+            for typeSource in sources[source.collection] ?? [] where try typeSource.nullify(txn, source, edge) {
+                nullified = true
+                break
+            }
+            if !nullified { try txn.touchObject(forKey: source.key, inCollection: source.collection) }
+        case .touch(let index):
+            try txn.touchObject(forKey: index.key, inCollection: index.collection)
+        }
+    }
+
+    private enum CheckResult { case deleted, waiting, moot }
+
+    private func evaluate(_ check: CascadeQueue.Check, in txn: ReadWriteTransaction) throws -> CheckResult {
+        let node: YapDB.Index, edgeName: String, reversed: Bool
+        switch check {
+        case .noSourceLeft(let index, let name): (node, edgeName, reversed) = (index, name, true)
+        case .noDestinationLeft(let index, let name): (node, edgeName, reversed) = (index, name, false)
+        }
+        guard try txn.hasObject(forKey: node.key, inCollection: node.collection) else { return .moot }
+        for stored in try edges(withPrefix: Self.prefix(node, named: edgeName), reversed: reversed, in: txn.lmdb) {
+            let other = reversed ? stored.edge.source : stored.edge.destination
+            if try txn.hasObject(forKey: other.key, inCollection: other.collection) { return .waiting }
+        }
+        try txn.removeObject(forKey: node.key, inCollection: node.collection)
+        return .deleted
+    }
+
+    /// The object at `index` was deleted: its own edges go, and the rules of every edge it was an
+    /// end of are queued.
+    private func removed(_ index: YapDB.Index, in txn: ReadWriteTransaction, cascade queue: CascadeQueue) throws {
+        let lmdb = txn.lmdb
+        let outgoing = try edges(withPrefix: Self.prefix(index), reversed: false, in: lmdb)
+        let incoming = try edges(withPrefix: Self.prefix(index), reversed: true, in: lmdb)
+        for stored in try ownedEdges(of: index, in: lmdb) {
+            try removeEntries(of: stored, in: lmdb)
+            noteReferenceRemoved(to: stored.edge.destination, in: txn)
+        }
+        for stored in outgoing {
+            let edge = stored.edge
+            if stored.owner != index { queue.actions.append(.delete(stored.owner)) }  // a manual edge whose end is gone
+            if edge.rules.contains(.deleteDestinationWithSource) { queue.actions.append(.delete(edge.destination)) }
+            if edge.rules.contains(.deleteDestinationWithLastSource) { queue.checks.append(.noSourceLeft(edge.destination, name: edge.name)) }
+            if edge.rules.contains(.notifyDestination) { queue.actions.append(.touch(edge.destination)) }
+        }
+        for stored in incoming {
+            let edge = stored.edge
+            if stored.owner != edge.source { queue.actions.append(.delete(stored.owner)) }
+            if edge.rules.contains(.deleteSourceWithDestination) { queue.actions.append(.delete(edge.source)) }
+            if edge.rules.contains(.deleteSourceWithLastDestination) { queue.checks.append(.noDestinationLeft(edge.source, name: edge.name)) }
+            if edge.rules.contains(.nullifySource) { queue.actions.append(.nullify(edge)) }
+        }
+    }
+
+    // MARK: Garbage collection
+
+    /// Asks for a collection at the end of the transaction when `destination` may have lost its
+    /// last reference.
+    private func noteReferenceRemoved(to destination: YapDB.Index, in txn: ReadWriteTransaction) {
+        if definition.garbageCollected.contains(destination.collection) { requestCollection(in: txn) }
+    }
+
+    private func requestCollection(in txn: ReadWriteTransaction) {
+        guard definition.collectsAfterWrites, !definition.garbageCollected.isEmpty else { return }
+        txn.requestGarbageCollection(by: name)
+    }
+
+    func willFinish(in txn: ReadWriteTransaction) throws {
+        // Deleting garbage may run rules that remove references again: repeat until it settles.
+        while txn.takeGarbageCollectionRequest(by: name) {
+            _ = try collectGarbage(in: txn)
+        }
+    }
+
+    /// Deletes the values of the garbage-collected collections that no root and no value outside
+    /// them reaches through edges; returns what it deleted (not counting what rules then deleted).
+    func collectGarbage(in txn: ReadWriteTransaction) throws -> [YapDB.Index] {
+        let collected = definition.garbageCollected
+        guard !collected.isEmpty else { return [] }
+        let lmdb = txn.lmdb
+        var frontier: [YapDB.Index] = []
+        for rootName in try txn.rootNames() {
+            if let index = try txn.rootIndex(named: rootName) { frontier.append(index) }
+        }
+        try lmdb.scan(parts["forward"], from: [], to: nil, reversed: false) { key, value in
+            let source = try Self.decode(key, rules: value, reversed: false).edge.source
+            if !collected.contains(source.collection) { frontier.append(source) }
+            return true
+        }
+        var reached = Set<YapDB.Index>()
+        while let index = frontier.popLast() {
+            guard reached.insert(index).inserted else { continue }
+            for stored in try edges(withPrefix: Self.prefix(index), reversed: false, in: lmdb) where !reached.contains(stored.edge.destination) {
+                frontier.append(stored.edge.destination)
+            }
+        }
+        var garbage: [YapDB.Index] = []
+        for collection in collected.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
+            try txn.enumerateKeys(inCollection: collection) { key, _ in
+                let index = YapDB.Index(collection: collection, key: key)
+                if !reached.contains(index) { garbage.append(index) }
+            }
+        }
+        var deleted: [YapDB.Index] = []
+        for index in garbage where try txn.removeObject(forKey: index.key, inCollection: index.collection) {
+            deleted.append(index)
+        }
+        return deleted
+    }
+
+    // MARK: Rebuilding and checking
+
+    func rebuild(in txn: ReadWriteTransaction, progress: (Int, Int) -> Void) throws {
+        let collections = Set(sources.keys)
+        let total = try txn.objectCount(in: collections)
+        var done = 0
+        progress(0, total)
+        try txn.forEachObjectIndex(in: collections) { index in
+            if let sources = sources[index.collection] {
+                try replaceEdges(of: index, with: try links(of: index, from: sources, written: nil, in: txn), in: txn)
+            }
+            done += 1
+            if done % 1024 == 0 { progress(done, total) }
+        }
+        progress(done, total)
+    }
+
+    func finish(in txn: ReadWriteTransaction) throws -> [UInt8]? { nil }
+
+    func logicalContents(in txn: ReadTransaction) throws -> [String: [[UInt8]]] {
+        var contents: [String: [[UInt8]]] = [:]
+        for part in Self.partNames { contents[part] = try parts.entries(of: part, in: txn.lmdb) }
+        return contents
+    }
+}
