@@ -18,20 +18,24 @@
 public struct Ref<T: Persistable>: Sendable, Hashable, Codable, CustomStringConvertible {
     /// The key of the target in `T.collection`.
     public let key: String
+    /// The target, when the ref carries it (see ``init(carrying:)`` and
+    /// ``ReadTransaction/load(_:key:depth:)``).
+    let carried: (any CarriedValue)?
 
     /// A reference to the value stored under `key`.
     public init(key: String) {
         self.key = key
+        self.carried = nil
     }
 
     /// A reference to the value with identifier `id`.
     public init(id: T.ID) {
-        self.key = T.key(for: id)
+        self.init(key: T.key(for: id))
     }
 
-    /// A reference to `value`.
+    /// A reference to `value` (its key only; see ``init(carrying:)`` to carry the value too).
     public init(_ value: T) {
-        self.key = value.key
+        self.init(key: value.key)
     }
 
     /// Where the target lives.
@@ -39,15 +43,39 @@ public struct Ref<T: Persistable>: Sendable, Hashable, Codable, CustomStringConv
 
     public var description: String { "Ref<\(T.self)>(\(index))" }
 
-    /// Decodes the key (a single string).
+    /// Two refs are equal when they point at the same key, whether or not they carry the target.
+    public static func == (a: Ref, b: Ref) -> Bool { a.key == b.key }
+
+    public func hash(into hasher: inout Hasher) { hasher.combine(key) }
+
+    /// Decodes the key (a single string). Inside ``ReadTransaction/load(_:key:depth:)`` it also
+    /// loads the target, to the depth asked.
     public init(from decoder: any Decoder) throws {
         key = try decoder.singleValueContainer().decode(String.self)
+        carried = try GraphContext.current?.loadTarget(of: T.self, key: key)
     }
 
-    /// Encodes the key (a single string).
+    /// Encodes the key (a single string). Inside ``ReadWriteTransaction/saveAll(_:)`` it also
+    /// hands the carried target, if any, to be saved.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(key)
+        if let carried, let context = GraphContext.current { context.save(carried) }
+    }
+}
+
+extension Ref where T: Codable & Sendable {
+    /// A reference to `value` that carries it, so that ``ReadWriteTransaction/saveAll(_:)`` of a
+    /// value holding this ref writes `value` too. Stored, it is the key alone, like any ref.
+    public init(carrying value: T) {
+        self.key = value.key
+        self.carried = Carried(value)
+    }
+
+    /// The target this ref carries: the value it was made with (``init(carrying:)``) or the one
+    /// loaded with it (``ReadTransaction/load(_:key:depth:)``); `nil` when it carries none.
+    public var target: T? {
+        carried?.anyValue as? T
     }
 }
 
