@@ -123,6 +123,43 @@ struct GraphTests {
         #expect(await eventually { db.observerCount == 1 })  // only `values` is left
     }
 
+    @Test func aPersistentValueBoundToARootFollowsTheRoot() async throws {
+        let directory = TemporaryDirectory()
+        let db = try Database(path: directory.file("store"))
+        let none = Circle(id: "none", radius: 0)
+        let current = try Persistent(db, root: "current", default: none)
+        #expect(current.index == nil && current.rootName == "current")
+        #expect(try current.value == none)
+        var values = current.values().makeAsyncIterator()
+        #expect(try await values.next() == none)
+
+        let a = Circle(id: "a", radius: 1), b = Circle(id: "b", radius: 2)
+        try current.set(a)
+        #expect(try await db.read { try $0.root(named: "current", as: Circle.self) } == Ref(a))
+        #expect(try await values.next() == a)
+        #expect(try current.update { $0.radius = 5 } == Circle(id: "a", radius: 5))
+        #expect(try await values.next() == Circle(id: "a", radius: 5))
+
+        // Another connection changes the value the root names, then moves the root.
+        try await db.newConnection().write { try $0.write(Circle(id: "a", radius: 6)) }
+        #expect(try await values.next() == Circle(id: "a", radius: 6))
+        try await db.newConnection().write { txn in
+            try txn.write(b)
+            try txn.setRoot(Ref(b), named: "current")
+        }
+        #expect(try await values.next() == b)
+        // A change to the value the root named before is not a change of this one.
+        try await db.newConnection().write { try $0.write(Circle(id: "a", radius: 7)) }
+        try current.update { $0.radius = 3 }
+        #expect(try await values.next() == Circle(id: "b", radius: 3))
+
+        try current.reset()
+        #expect(try current.value == none)
+        #expect(try await db.read { try $0.read(Circle.self, key: "b") } == Circle(id: "b", radius: 3))  // the value stays
+        #expect(try await values.next() == none)
+        #expect(throws: LarderError.self) { try Persistent(db, root: "", default: none) }
+    }
+
     @Test func twoProcessesShareAPersistentValue() async throws {
         let helper = try #require(ProcessTestSupport.helperExecutable())
         let directory = TemporaryDirectory()

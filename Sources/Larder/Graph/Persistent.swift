@@ -1,3 +1,5 @@
+import Synchronization
+
 /// One value kept in the store under a key, with a default: settings, a counter, the state of a
 /// screen. Read it, update it in one transaction, and observe changes made anywhere (another
 /// connection or another process).
@@ -16,11 +18,15 @@ public final class Persistent<Value: Codable & Sendable>: Sendable {
 
     /// The database the value lives in.
     public let database: Database
-    /// Where the value lives.
-    public let index: YapDB.Index
+    /// Where the value lives, for a value bound to a key; `nil` for one bound to a root.
+    public let index: YapDB.Index?
+    /// The root that names the value, for a value bound to a root (see ``init(_:root:default:)``).
+    public let rootName: String?
     /// What ``value`` is while nothing is stored.
     public let defaultValue: Value
     private let connection: Connection
+    /// Where a value is stored, for a value bound to a root (its own index).
+    private let place: (@Sendable (Value) -> YapDB.Index)?
 
     /// The value stored under `key` in `collection`, `defaultValue` while there is none.
     /// - Throws: ``LarderError`` for an invalid key or collection.
@@ -28,20 +34,62 @@ public final class Persistent<Value: Codable & Sendable>: Sendable {
         try StorageKey.validate(collection: collection, key: key, maxKeySize: database.environment.maxKeySize, operation: "persistent")
         self.database = database
         self.index = YapDB.Index(collection: collection, key: key)
+        self.rootName = nil
         self.defaultValue = defaultValue
         self.connection = database.newConnection()
+        self.place = nil
+    }
+
+    /// The value the root called `name` names (see ``ReadWriteTransaction/setRoot(_:named:)``),
+    /// `defaultValue` while there is no such root or its value is gone.
+    ///
+    /// ```swift
+    /// let current = try Persistent(db, root: "currentDocument", default: Document(id: "untitled"))
+    /// try current.set(opened)   // stores `opened` at its own index and points the root at it
+    /// ```
+    ///
+    /// The value lives at its own index (`Value.collection`, its key). Storing a value with
+    /// another key moves the root to it; the value it named before stays stored.
+    /// - Throws: ``LarderError`` for an invalid root name.
+    public init(_ database: Database, root name: String, default defaultValue: Value) throws where Value: Persistable {
+        try StorageKey.validate(collection: ReadWriteTransaction.rootsCollection, key: name, maxKeySize: database.environment.maxKeySize, operation: "persistent")
+        self.database = database
+        self.index = nil
+        self.rootName = name
+        self.defaultValue = defaultValue
+        self.connection = database.newConnection()
+        self.place = { $0.index }
     }
 
     /// The current value (the default while none is stored).
     /// - Throws: ``LarderError`` when the stored bytes do not decode as `Value`.
     public var value: Value {
         get throws {
-            try connection.read { try read($0) }
+            try connection.read { try read($0) ?? defaultValue }
         }
     }
 
-    private func read(_ txn: ReadTransaction) throws -> Value {
-        try txn.object(forKey: index.key, inCollection: index.collection, as: Value.self) ?? defaultValue
+    /// Where the value is now: its key's index, or the index its root names.
+    private func currentIndex(_ txn: ReadTransaction) throws -> YapDB.Index? {
+        if let index { return index }
+        return try rootName.flatMap { try txn.rootIndex(named: $0) }
+    }
+
+    private func read(_ txn: ReadTransaction) throws -> Value? {
+        guard let index = try currentIndex(txn) else { return nil }
+        return try txn.object(forKey: index.key, inCollection: index.collection, as: Value.self)
+    }
+
+    private func store(_ value: Value, in txn: ReadWriteTransaction) throws {
+        if let index {
+            return try txn.setObject(value, forKey: index.key, inCollection: index.collection)
+        }
+        guard let place, let rootName else { return }
+        let target = place(value)
+        try txn.setObject(value, forKey: target.key, inCollection: target.collection)
+        if try txn.rootIndex(named: rootName) != target {
+            try txn.setObject(target, forKey: rootName, inCollection: ReadWriteTransaction.rootsCollection)
+        }
     }
 
     /// Changes the value with `body` in one write transaction (a read-modify-write no other write
@@ -50,31 +98,57 @@ public final class Persistent<Value: Codable & Sendable>: Sendable {
     @discardableResult
     public func update(_ body: (inout Value) throws -> Void) throws -> Value {
         try connection.write { txn in
-            var value = try read(txn)
+            var value = try read(txn) ?? defaultValue
             try body(&value)
-            try txn.setObject(value, forKey: index.key, inCollection: index.collection)
+            try store(value, in: txn)
             return value
         }
     }
 
     /// Stores `value`.
+    /// - Throws: ``LarderError`` when it does not encode or (bound to a root) its key is invalid.
     public func set(_ value: Value) throws {
-        try connection.write { try $0.setObject(value, forKey: index.key, inCollection: index.collection) }
+        try connection.write { try store(value, in: $0) }
     }
 
-    /// Removes the stored value: ``value`` is the default again.
+    /// Forgets the value: ``value`` is the default again. Bound to a key, the stored value is
+    /// removed; bound to a root, the root is (the value it named stays stored).
     public func reset() throws {
-        _ = try connection.write { try $0.removeObject(forKey: index.key, inCollection: index.collection) }
+        _ = try connection.write { txn in
+            if let index {
+                try txn.removeObject(forKey: index.key, inCollection: index.collection)
+            } else if let rootName {
+                try txn.removeRoot(named: rootName)
+            }
+        }
     }
 
     /// The value now, then after every commit that changes it, from any connection or process
     /// (see ``Database/Configuration/changePollInterval`` for other processes). A slow consumer
-    /// gets the latest value, not every intermediate one. Ends when the consuming task is cancelled.
+    /// gets the latest value, not every intermediate one. Ends when the consuming task is
+    /// cancelled. Bound to a root, a commit that moves the root counts as a change.
     public func values() -> AsyncMapSequence<ObjectObservation<Value>, Value> {
-        let key = index.key, collection = index.collection, defaultValue = defaultValue
-        let observation = ObjectObservation<Value>(
-            lease: SubscriptionLease(database: database, collection: collection), index: index, connection: connection,
-            read: { try $0.object(forKey: key, inCollection: collection, as: Value.self) })
+        let defaultValue = defaultValue
+        let observation: ObjectObservation<Value>
+        if let index {
+            observation = ObjectObservation(
+                lease: SubscriptionLease(database: database, collection: index.collection), index: index, connection: connection,
+                read: { try $0.object(forKey: index.key, inCollection: index.collection, as: Value.self) })
+        } else {
+            let rootEntry = YapDB.Index(collection: ReadWriteTransaction.rootsCollection, key: rootName ?? "")
+            let target = Mutex<YapDB.Index?>(nil)
+            observation = ObjectObservation(
+                lease: SubscriptionLease(database: database, collection: nil),
+                isRelevant: { changes in
+                    changes.hasObjectChange(for: rootEntry) || target.withLock { $0 }.map { changes.hasObjectChange(for: $0) } ?? false
+                },
+                connection: connection,
+                read: { txn in
+                    let index = try txn.rootIndex(named: rootEntry.key)
+                    target.withLock { $0 = index }
+                    return try index.flatMap { try txn.object(forKey: $0.key, inCollection: $0.collection, as: Value.self) }
+                })
+        }
         return observation.map { $0 ?? defaultValue }
     }
 

@@ -53,9 +53,21 @@ public struct ObjectObservation<Value: Sendable>: AsyncSequence, Sendable {
     public typealias Failure = any Error
 
     let lease: SubscriptionLease
-    let index: YapDB.Index
+    /// Whether a changeset may change the value.
+    let isRelevant: @Sendable (Changeset) -> Bool
     let connection: Connection
     let read: @Sendable (ReadTransaction) throws -> Value?
+
+    init(lease: SubscriptionLease, index: YapDB.Index, connection: Connection, read: @escaping @Sendable (ReadTransaction) throws -> Value?) {
+        self.init(lease: lease, isRelevant: { $0.hasObjectChange(for: index) }, connection: connection, read: read)
+    }
+
+    init(lease: SubscriptionLease, isRelevant: @escaping @Sendable (Changeset) -> Bool, connection: Connection, read: @escaping @Sendable (ReadTransaction) throws -> Value?) {
+        self.lease = lease
+        self.isRelevant = isRelevant
+        self.connection = connection
+        self.read = read
+    }
 
     public func makeAsyncIterator() -> Iterator { Iterator(observation: self) }
 
@@ -67,7 +79,7 @@ public struct ObjectObservation<Value: Sendable>: AsyncSequence, Sendable {
         public mutating func next() async throws -> Value?? {
             if let seen {
                 while let changeset = await observation.lease.subscription.next() {
-                    if changeset.commit > seen, changeset.hasObjectChange(for: observation.index) { break }
+                    if changeset.commit > seen, observation.isRelevant(changeset) { break }
                     if Task.isCancelled { return nil }
                 }
                 if Task.isCancelled { return nil }
