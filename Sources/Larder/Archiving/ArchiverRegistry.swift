@@ -7,19 +7,45 @@ final class ArchiverRegistry: Sendable {
         let type: ObjectIdentifier
     }
 
-    private let entries = Mutex<[Slot: any Sendable]>([:])
+    private struct State {
+        var archivers: [Slot: any Sendable] = [:]
+        /// The families (polymorphic archivers) registered, by slot, and the slots of each collection's.
+        var families: [Slot: any ArchiverFamily] = [:]
+        var familySlots: [String: [Slot]] = [:]
+    }
+
+    private let state = Mutex(State())
     /// Lets the read path skip the lock while nothing is registered (the common case).
     private let isEmpty = Atomic<Bool>(true)
 
     func register<A: Archiver>(_ archiver: A, forCollection collection: String) {
-        entries.withLock { $0[Slot(collection: collection, type: ObjectIdentifier(A.Value.self))] = archiver }
+        let slot = Slot(collection: collection, type: ObjectIdentifier(A.Value.self))
+        state.withLock { state in
+            // A family's member archivers go with it when it is replaced.
+            if let replaced = state.families.removeValue(forKey: slot) {
+                for member in replaced.memberArchivers { state.archivers[Slot(collection: collection, type: member.type)] = nil }
+                state.familySlots[collection]?.removeAll { $0 == slot }
+            }
+            state.archivers[slot] = archiver
+            if let family = archiver as? any ArchiverFamily {
+                for member in family.memberArchivers { state.archivers[Slot(collection: collection, type: member.type)] = member.archiver }
+                state.families[slot] = family
+                state.familySlots[collection, default: []].append(slot)
+            }
+        }
         isEmpty.store(false, ordering: .releasing)
     }
 
-    /// The archiver registered for values of type `T` in `collection`.
+    /// The archiver registered for values of type `T` in `collection`; in a collection with a
+    /// family, a type without one gets its own archiver guarded by the families.
     @inline(__always)
     func archiver<T>(for collection: String, _ type: T.Type) -> (any Archiver<T>)? {
         if isEmpty.load(ordering: .acquiring) { return nil }
-        return entries.withLock { $0[Slot(collection: collection, type: ObjectIdentifier(T.self))] } as? any Archiver<T>
+        let (registered, families) = state.withLock { state -> ((any Sendable)?, [any ArchiverFamily]) in
+            if let registered = state.archivers[Slot(collection: collection, type: ObjectIdentifier(T.self))] { return (registered, []) }
+            return (nil, state.familySlots[collection]?.compactMap { state.families[$0] } ?? [])
+        }
+        if let registered { return registered as? any Archiver<T> }
+        return families.isEmpty ? nil : FamilyGuardArchiver(T.self, families: families)
     }
 }

@@ -78,6 +78,11 @@ public final class Database: Sendable {
     /// ```swift
     /// db.register(JSONArchiver<Product>(), forCollection: "products")
     /// ```
+    ///
+    /// A ``PolymorphicArchiver`` also registers an archiver for each of its concrete types, which
+    /// stores the same `[name, value]` form, and makes writes of values of its base type whose
+    /// concrete type it does not register throw ``LarderError/Code/unregisteredType``; the
+    /// collection then always reads back as the base type. Replacing it removes those archivers.
     public func register<A: Archiver>(_ archiver: A, forCollection collection: String) {
         archivers.register(archiver, forCollection: collection)
     }

@@ -36,6 +36,14 @@ public struct LarderError: Error, Sendable, CustomStringConvertible {
         /// A stored value's format byte names a format the archiver in use does not read (for
         /// example a custom archiver's tag read back without that archiver).
         public static let unknownFormat = Code(rawValue: "unknownFormat")
+        /// A ``PolymorphicArchiver`` met a type it does not register: a value of the base type
+        /// whose concrete type is not registered (writing), or a stored type name that is not
+        /// registered (reading). The message names the type or the name, and what is registered.
+        public static let unregisteredType = Code(rawValue: "unregisteredType")
+        /// No archiver of the requested type is registered for the collection, and the type has
+        /// none of its own (a ``PolymorphicRef`` resolved in a collection without a
+        /// ``PolymorphicArchiver`` of its base type).
+        public static let archiverNotRegistered = Code(rawValue: "archiverNotRegistered")
         /// The path exists but is not a Larder store (another file, or another LMDB database).
         public static let notAStore = Code(rawValue: "notAStore")
         /// The store was written by a newer version of Larder whose format this version cannot read.

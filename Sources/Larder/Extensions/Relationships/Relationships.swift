@@ -253,3 +253,4 @@ protocol ReferenceToStoredValue {
 }
 
 extension Ref: ReferenceToStoredValue {}
+extension PolymorphicRef: ReferenceToStoredValue {}
