@@ -18,6 +18,7 @@ import Synchronization
 /// caches never serve a stale value: at the start of each transaction the connection removes what
 /// the commits since its last transaction changed, whichever connection or process made them.
 /// Values it writes go into its cache as written. ``cacheStatistics`` counts hits and misses.
+/// With ``keepsIdentityMap``, loading an index again returns the class instance already loaded.
 ///
 /// ## Pinned snapshots
 /// A user interface wants a stable view of the store that moves forward only when it is ready:
@@ -32,7 +33,9 @@ public final class Connection: Sendable {
     init(database: Database) {
         self.database = database
         let configuration = database.configuration
-        self.core = ConnectionCore(objectCacheLimit: configuration.objectCacheLimit, metadataCacheLimit: configuration.metadataCacheLimit)
+        self.core = ConnectionCore(
+            objectCacheLimit: configuration.objectCacheLimit, metadataCacheLimit: configuration.metadataCacheLimit,
+            keepsIdentityMap: configuration.keepsIdentityMap)
     }
 
     deinit {
@@ -80,6 +83,40 @@ public final class Connection: Sendable {
 
     /// Hits and misses of this connection's caches since it was created.
     public var cacheStatistics: CacheStatistics { core.cache.currentStatistics }
+
+    /// Whether this connection keeps an identity map: while an instance of a class it loaded is
+    /// alive, loading the same index again returns that same instance. Starts as
+    /// ``Database/Configuration/keepsIdentityMap`` (default `false`); turning it off forgets the
+    /// instances.
+    ///
+    /// ```swift
+    /// connection.keepsIdentityMap = true
+    /// let a = try connection.read { try $0.object(forKey: "n1", inCollection: "notes", as: Note.self) }
+    /// let b = try connection.read { try $0.object(forKey: "n1", inCollection: "notes", as: Note.self) }
+    /// // a === b while `a` is alive
+    /// ```
+    ///
+    /// The map holds instances weakly and applies to the point reads of objects (`object`,
+    /// `objects(forKeys:)`, `row`, `read(_:key:)`, references); enumerations and metadata do not
+    /// go through it. It follows every commit as the object cache does:
+    /// - A commit that changes an index (in this connection, another one, or another process)
+    ///   drops its instance, so the next load returns a new one; an ``IdentityRefreshable``
+    ///   instance is kept instead and refreshed in place at the next load of the index.
+    /// - An instance this connection writes becomes the one loads return, once committed (when
+    ///   the write keeps its values for the cache: ``objectCacheLimit`` above 0 and no more
+    ///   values written than it).
+    /// - When the changes are not known (``Changeset/isReset``) the map is emptied.
+    /// - A pinned snapshot older than the map's commit neither returns nor records its instances.
+    ///
+    /// The object cache holds its instances strongly as it holds any value, so up to
+    /// ``objectCacheLimit`` recently used instances live on after you release them; set the limit
+    /// to 0 for a map that keeps nothing alive. One instance is shared by every transaction of the
+    /// connection, on whichever thread: use the connection from one thread (or actor) when the
+    /// class is not thread-safe.
+    public var keepsIdentityMap: Bool {
+        get { core.cache.keepsIdentityMap }
+        set { core.cache.keepsIdentityMap = newValue }
+    }
 
     // MARK: Pinned snapshot
 
@@ -134,8 +171,8 @@ final class ConnectionCore: @unchecked Sendable {  // `pinned` and `pinUseDepth`
     private var pinUseDepth = 0
     private let isPinned = Atomic<Bool>(false)
 
-    init(objectCacheLimit: Int, metadataCacheLimit: Int) {
-        cache = ConnectionCache(objectLimit: objectCacheLimit, metadataLimit: metadataCacheLimit)
+    init(objectCacheLimit: Int, metadataCacheLimit: Int, keepsIdentityMap: Bool = false) {
+        cache = ConnectionCache(objectLimit: objectCacheLimit, metadataLimit: metadataCacheLimit, keepsIdentityMap: keepsIdentityMap)
     }
 
     var pinnedCommit: UInt64? { pinLock.withLock { pinned?.commit } }

@@ -1,3 +1,10 @@
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// How often a connection's caches answered a read, and how often they did not (so the value
 /// was read from the store and decoded).
 public struct CacheStatistics: Sendable, Equatable {
@@ -12,6 +19,12 @@ public struct CacheStatistics: Sendable, Equatable {
     /// Times the caches were emptied because the changes since they were filled were not known
     /// (see ``Changeset/isReset``).
     public var flushes = 0
+    /// Object reads answered by the identity map (``Connection/keepsIdentityMap``); they are
+    /// counted in ``objectHits`` too.
+    public var identityMapHits = 0
+    /// Instances the identity map refreshed in place (``IdentityRefreshable``) because a commit
+    /// changed their index; each such read is counted in ``objectMisses`` too, as it decoded.
+    public var identityMapRefreshes = 0
 
     /// No hits, no misses.
     public init() {}
@@ -28,6 +41,10 @@ public struct CacheStatistics: Sendable, Equatable {
 ///
 /// Values are shared between the transactions of the connection as they were decoded (or written):
 /// cache value types, or classes that are never mutated.
+///
+/// With ``keepsIdentityMap``, object reads also go through an ``IdentityMap`` of the class instances
+/// handed out, which moves across commits with the object cache: a class instance found in either
+/// is the one in the map, so a read returns the same instance whichever of them answers it.
 final class ConnectionCache: @unchecked Sendable {  // state guarded by `lock`
     enum Half { case object, metadata }
 
@@ -55,24 +72,66 @@ final class ConnectionCache: @unchecked Sendable {  // state guarded by `lock`
     /// The LMDB id of a snapshot known to be at `commit` (LMDB ids change on every commit).
     private var snapshotID = -1
     private var statistics = CacheStatistics()
+    private var identityMapOn: Bool
+    private var identities = IdentityMap()
+    /// The thread running an ``IdentityRefreshable/refresh(from:)`` under `lock`, 0 when none:
+    /// that thread must not take the lock again (it would deadlock).
+    private let refreshingThread = Atomic<UInt>(0)
 
-    init(objectLimit: Int, metadataLimit: Int) {
+    init(objectLimit: Int, metadataLimit: Int, keepsIdentityMap: Bool = false) {
         objects = LRUCache(limit: objectLimit)
         metadata = LRUCache(limit: metadataLimit)
+        identityMapOn = keepsIdentityMap
     }
 
     var objectLimit: Int {
-        get { lock.withLock { objects.limit } }
-        set { lock.withLock { objects.limit = newValue } }
+        get { locked { objects.limit } }
+        set { locked { objects.limit = newValue } }
     }
 
     var metadataLimit: Int {
-        get { lock.withLock { metadata.limit } }
-        set { lock.withLock { metadata.limit = newValue } }
+        get { locked { metadata.limit } }
+        set { locked { metadata.limit = newValue } }
     }
 
-    var currentStatistics: CacheStatistics { lock.withLock { statistics } }
-    var counts: (objects: Int, metadata: Int) { lock.withLock { (objects.count, metadata.count) } }
+    /// Whether object reads go through the identity map; turning it off empties the map.
+    var keepsIdentityMap: Bool {
+        get { locked { identityMapOn } }
+        set {
+            locked {
+                identityMapOn = newValue
+                if !newValue { identities.removeAll() }
+            }
+        }
+    }
+
+    var currentStatistics: CacheStatistics { locked { statistics } }
+    var counts: (objects: Int, metadata: Int, identities: Int) { locked { (objects.count, metadata.count, identities.count) } }
+
+    /// Runs `body` holding the lock, after checking that this thread is not refreshing an
+    /// instance under it.
+    @inline(__always)
+    private func locked<R>(_ body: () throws -> R) rethrows -> R {
+        checkNotRefreshing()
+        lock.lock()
+        defer { lock.unlock() }
+        return try body()
+    }
+
+    @inline(__always)
+    private func checkNotRefreshing() {
+        let refreshing = refreshingThread.load(ordering: .relaxed)
+        guard refreshing != 0 else { return }
+        precondition(refreshing != Self.currentThread(), "Larder misuse: IdentityRefreshable.refresh(from:) used the connection whose load called it. Copy the new state only; use the connection after the load returns.")
+    }
+
+    private static func currentThread() -> UInt {
+        #if canImport(Darwin)
+        UInt(bitPattern: pthread_self())
+        #else
+        UInt(pthread_self())
+        #endif
+    }
 
     /// Brings the cache to the snapshot `snapshotID` and returns the snapshot's commit and whether
     /// the transaction may use the cache.
@@ -85,12 +144,20 @@ final class ConnectionCache: @unchecked Sendable {  // state guarded by `lock`
         snapshotID: Int, readCommit: () throws -> UInt64,
         changesets: (_ after: UInt64, _ through: UInt64) throws -> [Changeset]?
     ) throws -> (commit: UInt64, usable: Bool) {
-        lock.lock()
-        defer { lock.unlock() }
+        try locked {
+            try moveForward(snapshotID: snapshotID, readCommit: readCommit, changesets: changesets)
+        }
+    }
+
+    /// ``prepare(snapshotID:readCommit:changesets:)``, under the lock.
+    private func moveForward(
+        snapshotID: Int, readCommit: () throws -> UInt64,
+        changesets: (_ after: UInt64, _ through: UInt64) throws -> [Changeset]?
+    ) throws -> (commit: UInt64, usable: Bool) {
         if snapshotID == self.snapshotID { return (commit, true) }
         let snapshotCommit = try readCommit()
         if snapshotCommit < commit { return (snapshotCommit, false) }
-        if snapshotCommit > commit, objects.count + metadata.count > 0 {
+        if snapshotCommit > commit, objects.count + metadata.count + identities.count > 0 {
             if snapshotCommit - commit <= Self.catchUpLimit, let missed = try changesets(commit, snapshotCommit) {
                 for changeset in missed { apply(changeset) }
             } else {
@@ -103,12 +170,36 @@ final class ConnectionCache: @unchecked Sendable {  // state guarded by `lock`
     }
 
     /// The cached value at `index`, if the cache is at `commit`; counts a hit or a miss.
-    func value<T>(_ half: Half, at index: Key, commit: UInt64?, as type: T.Type) -> T? {
+    ///
+    /// With the identity map on, an object is looked up there first, for a transaction at
+    /// `identityCommit` (`commit`, or the commit of a snapshot older than the cache's, which may
+    /// share the instances no commit since has changed). A class instance from the object cache is
+    /// returned only when the map has no live instance at `index` (and then it becomes the map's),
+    /// so both paths agree on the instance.
+    func value<T>(_ half: Half, at index: Key, commit: UInt64?, identityCommit: UInt64? = nil, as type: T.Type) -> T? {
+        checkNotRefreshing()
         lock.lock()
         defer { lock.unlock() }
         var found: T?
-        if let commit, commit == self.commit {
-            found = (half == .object ? objects.value(for: index) : metadata.value(for: index)) as? T
+        if half == .object, identityMapOn, let identityCommit, identityCommit <= self.commit,
+           let instance = identities.current(at: index, readAt: identityCommit) as? T {
+            statistics.identityMapHits += 1
+            found = instance
+        } else if let commit, commit == self.commit {
+            if half == .metadata {
+                found = metadata.value(for: index) as? T
+            } else if let cached = objects.value(for: index) as? T {
+                found = cached
+                if identityMapOn, let instance = IdentityMap.classInstance(cached) {
+                    // A live entry that was not current above is stale (due for its refresh) or
+                    // of another type: decode, and let `remember` settle which instance to return.
+                    if identities.live(at: index) != nil {
+                        found = nil
+                    } else {
+                        identities.set(instance, at: index, since: commit)
+                    }
+                }
+            }
         }
         switch (half, found != nil) {
         case (.object, true): statistics.objectHits += 1
@@ -119,22 +210,51 @@ final class ConnectionCache: @unchecked Sendable {  // state guarded by `lock`
         return found
     }
 
-    /// Keeps `value`, decoded at `commit`, unless the cache has moved to another commit meanwhile.
-    func remember(_ value: Any, _ half: Half, at index: Key, commit: UInt64) {
-        lock.withLock {
-            guard commit == self.commit else { return }
-            if half == .object { objects.set(value, for: index) } else { metadata.set(value, for: index) }
+    /// Keeps `value`, decoded at `commit`, unless the cache has moved to another commit meanwhile,
+    /// and returns what the read returns: `value`, or with the identity map on and `value` a
+    /// class instance, the instance the map has for `index` (refreshed from `value` if stale).
+    func remember<T>(_ value: T, _ half: Half, at index: Key, commit: UInt64) -> T {
+        locked {
+            guard commit == self.commit else { return value }
+            guard half == .object else {
+                metadata.set(value, for: index)
+                return value
+            }
+            guard identityMapOn, let decoded = IdentityMap.classInstance(value) else {
+                objects.set(value, for: index)
+                return value
+            }
+            let result: T
+            switch identities.adopt(decoded, at: index, commit: commit, as: T.self) {
+            case .existing(let instance):
+                result = instance as! T  // `adopt` checked the type
+            case .refresh(let instance):
+                refreshingThread.store(Self.currentThread(), ordering: .relaxed)
+                IdentityMap.refresh(instance, from: decoded)
+                refreshingThread.store(0, ordering: .relaxed)
+                statistics.identityMapRefreshes += 1
+                result = instance as! T  // of the decoded type, so `T`
+            case .fresh:
+                result = value
+            }
+            objects.set(result, for: index)
+            return result
         }
     }
 
     /// Moves the cache across a commit this connection made: removes what `changeset` changed,
     /// keeps the values written (so a read after a write is a hit), and moves to the new commit.
     /// Does nothing if the cache was not at the commit the write started from.
+    /// With the identity map on, a class instance written becomes the map's entry for its index.
     func commitWrites(_ changeset: Changeset, from previous: UInt64, snapshotID: Int, objects written: [(YapDB.Index, Any)], metadata writtenMetadata: [(YapDB.Index, Any)]) {
-        lock.withLock {
+        locked {
             guard commit == previous else { return }
             apply(changeset)
-            for (index, value) in written { objects.set(value, for: Key(index)) }
+            for (index, value) in written {
+                let key = Key(index)
+                objects.set(value, for: key)
+                if identityMapOn, let instance = IdentityMap.classInstance(value) { identities.set(instance, at: key, since: changeset.commit) }
+            }
             for (index, value) in writtenMetadata { metadata.set(value, for: Key(index)) }
             commit = changeset.commit
             self.snapshotID = snapshotID
@@ -150,10 +270,15 @@ final class ConnectionCache: @unchecked Sendable {  // state guarded by `lock`
             let cleared = changeset.clearedCollections
             objects.removeAll { cleared.contains($0.index.collection) }
             metadata.removeAll { cleared.contains($0.index.collection) }
+            identities.removeAll { cleared.contains($0.index.collection) }
         }
+        let tracksIdentities = !identities.isEmpty
         changeset.forEachChange { index, change in
             let key = Key(index)
-            if change.object != nil { objects.removeValue(for: key) }
+            if let objectChange = change.object {
+                objects.removeValue(for: key)
+                if tracksIdentities { identities.objectChanged(at: key, removed: objectChange == .removed) }
+            }
             if change.metadata != nil { metadata.removeValue(for: key) }
         }
     }
@@ -161,6 +286,7 @@ final class ConnectionCache: @unchecked Sendable {  // state guarded by `lock`
     private func flush() {
         objects.removeAll()
         metadata.removeAll()
+        identities.removeAll()
         statistics.flushes += 1
     }
 }

@@ -40,6 +40,11 @@ extension Database {
         /// The most decoded metadata values each new connection keeps
         /// (``Connection/metadataCacheLimit``). 0 turns the cache off. Default 250.
         public var metadataCacheLimit: Int = 250
+        /// Whether each new connection keeps an identity map of the class instances it loads
+        /// (``Connection/keepsIdentityMap``), so that loading an index again returns the instance
+        /// already loaded while it is alive. The database's own `read` and `write` do not.
+        /// Default `false`.
+        public var keepsIdentityMap: Bool = false
 
         /// The default configuration.
         public init() {}

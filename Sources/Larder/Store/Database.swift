@@ -55,7 +55,7 @@ public final class Database: Sendable {
         }
         self.path = path
         self.configuration = configuration
-        self.core = ConnectionCore(objectCacheLimit: configuration.objectCacheLimit, metadataCacheLimit: configuration.metadataCacheLimit)
+        self.core = ConnectionCore(objectCacheLimit: configuration.objectCacheLimit, metadataCacheLimit: configuration.metadataCacheLimit, keepsIdentityMap: configuration.keepsIdentityMap)
         self.environment = try EnvironmentRegistry.acquire(path: path, configuration: configuration)
     }
 

@@ -23,18 +23,22 @@ extension ReadTransaction {
     }
 
     /// The value at (`collection`, `key`) from the connection's cache, else read, decoded and
-    /// remembered in the cache.
+    /// remembered in the cache. With the connection's identity map on, an object that is a class
+    /// instance is the instance the map holds for the index, when it has a live one.
     @inline(__always)
     private final func cachedValue<A: Archiver>(_ half: ConnectionCache.Half, collection: String, key: String, archiver: A, operation: String) throws -> A.Value? {
         let index = YapDB.Index(collection: collection, key: key)
         let commit = cacheCommit(for: index)
+        // A snapshot older than the cache's (pinned) may still share the identity map's instances
+        // that no commit since has changed. Writes always start from the newest commit.
+        let identityCommit = commit ?? (snapshot.cacheUsable || self is ReadWriteTransaction ? nil : snapshot.commit)
         let cacheKey = ConnectionCache.Key(index)
-        if let cached = core.cache.value(half, at: cacheKey, commit: commit, as: A.Value.self) { return cached }
+        if let cached = core.cache.value(half, at: cacheKey, commit: commit, identityCommit: identityCommit, as: A.Value.self) { return cached }
         let stored = try withStoredValue(half == .object ? \.objects : \.metadata, collection: collection, key: key, operation: operation) { payload, format in
             try unarchive(payload, format: format, with: archiver, operation: operation, collection: collection, key: key)
         }
-        if let stored, let commit { core.cache.remember(stored, half, at: cacheKey, commit: commit) }
-        return stored
+        guard let stored, let commit else { return stored }
+        return core.cache.remember(stored, half, at: cacheKey, commit: commit)
     }
 
     /// The object at (`collection`, `key`), or `nil` if there is none.
