@@ -375,7 +375,7 @@ struct RelationshipsTests {
     @Test func badInputIsRefusedAndLosesNothing() throws {
         try withStore { db, _ in
             let graph = try db.register(documentGraph, named: "graph")
-            let long = String(repeating: "k", count: 480)
+            let long = String(repeating: "k", count: 600)
             try db.write { try $0.write(DocPage(id: "p", layers: [])) }
             // An edge too long to store fails its write, which stores nothing.
             let error = #expect(throws: LarderError.self) {

@@ -121,6 +121,20 @@ var comparisons: [Comparison] { [
                    return (Side(operations: scale.registrations) { try large.register(count: scale.registrations) },
                            Side(operations: scale.registrations) { try small.register(count: scale.registrations) })
                }),
+    Comparison(id: "11-relationship-writes", workload: "11. insert, Codable, one write txn",
+               larder: "with relationships (1 edge each)", reference: "Larder, no extensions",
+               body: .timed { fixtures in
+                   let count = fixtures.scale.extensionWrites
+                   let work = RelationshipWriteWorkload(count: count)
+                   return (Side(operations: count) { try work.withRelationships() }, Side(operations: count) { try work.plain() })
+               }),
+    Comparison(id: "12-cascade-delete", workload: "12. delete an owner and its items",
+               larder: "by a delete rule", reference: "by key, no extensions",
+               body: .timed { fixtures in
+                   let count = fixtures.scale.extensionWrites
+                   let work = CascadeDeleteWorkload(count: count)
+                   return (Side(operations: count) { try work.cascade() }, Side(operations: count) { try work.byKey() })
+               }),
 ] }
 
 /// Runs `larder-alloc-probe` (built beside this executable by `swift build -c release`), which

@@ -332,11 +332,19 @@ extension TupleComponent {
         appendLowBytes(value, count: 8, to: &buffer)
     }
 
-    private static func appendEscaped(_ bytes: some Sequence<UInt8>, to buffer: inout [UInt8]) {
-        for byte in bytes {
-            buffer.append(byte)
-            if byte == 0 {
-                buffer.append(TupleTypeByte.escape)
+    private static func appendEscaped(_ bytes: some Collection<UInt8>, to buffer: inout [UInt8]) {
+        // Most strings hold no NUL: copy them whole.
+        let copied = bytes.withContiguousStorageIfAvailable { contiguous -> Bool in
+            guard !contiguous.contains(0) else { return false }
+            buffer.append(contentsOf: contiguous)
+            return true
+        } ?? false
+        if !copied {
+            for byte in bytes {
+                buffer.append(byte)
+                if byte == 0 {
+                    buffer.append(TupleTypeByte.escape)
+                }
             }
         }
         buffer.append(0)

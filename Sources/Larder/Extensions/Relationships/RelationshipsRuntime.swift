@@ -4,8 +4,9 @@
 /// - `x.<name>.forward`: `source ‖ name ‖ destination ‖ owner` → the rules (one byte). `owner` is
 ///   null when the source declared the edge, else the index of the manual edge object.
 /// - `x.<name>.reverse`: `destination ‖ name ‖ source ‖ owner` → the rules.
-/// - `x.<name>.owners`: `owner ‖ forward key` → empty: the edges each value declared, to replace
-///   them when it changes.
+/// - `x.<name>.owners`: `owner ‖ forward key` → empty, for the edges added by hand (whose owner,
+///   the manual edge object, is not their source): to find them when the owner changes. The
+///   edges a value declares itself are its forward edges with a null owner.
 final class RelationshipsRuntime: ExtensionRuntime {
     static var kindName: String { ExtensionKind.relationships }
     static var partNames: [String] { ["forward", "reverse", "owners"] }
@@ -15,13 +16,16 @@ final class RelationshipsRuntime: ExtensionRuntime {
     let parts: ExtensionParts
     /// Edge sources by collection, the manual edges included.
     private let sources: [String: [Relationships.EdgeSource]]
+    /// Where the edges added by hand are stored.
+    private let manualEdgesCollection: String
 
     init(name: String, definition: Relationships, parts: ExtensionParts) {
         self.name = name
         self.definition = definition
         self.parts = parts
         var sources = definition.sources
-        sources[RelationshipsHandle(name: name).manualEdgesCollection, default: []].append(.manual)
+        manualEdgesCollection = RelationshipsHandle(name: name).manualEdgesCollection
+        sources[manualEdgesCollection, default: []].append(.manual)
         self.sources = sources
     }
 
@@ -174,15 +178,14 @@ final class RelationshipsRuntime: ExtensionRuntime {
             let source = link.source ?? owner
             let edge = RelationshipEdge(name: link.name, source: source, destination: link.destination, rules: link.rules, isManual: source != owner)
             let key = Self.forwardKey(edge, owner: owner)
-            guard key.count <= txn.maxKeySize, Self.reverseKey(edge, owner: owner).count <= txn.maxKeySize,
-                  Self.ownersKey(owner: owner, forwardKey: key).count <= txn.maxKeySize else {
+            guard key.count <= txn.maxKeySize, source == owner || Self.ownersKey(owner: owner, forwardKey: key).count <= txn.maxKeySize else {
                 throw LarderError(.keyTooLong, "the edge \(edge) is too long to store: the indexes at both ends and the name together must stay well under \(txn.maxKeySize) bytes", operation: "relationships", index: owner, extensionName: name)
             }
             // The same edge declared twice is one edge with the rules of both.
             let rules = link.rules.union(wanted[key].map { DeleteRules(rawValue: $0.1[0]) } ?? [])
             wanted[key] = (RelationshipEdge(name: edge.name, source: source, destination: edge.destination, rules: rules, isManual: edge.isManual), [rules.rawValue])
         }
-        for stored in try ownedEdges(of: owner, in: lmdb) {
+        for stored in try ownedEdges(of: owner, outgoing: nil, in: lmdb) {
             let key = Self.forwardKey(stored.edge, owner: owner)
             if let (_, rules) = wanted[key], rules == [stored.edge.rules.rawValue] {
                 wanted[key] = nil  // unchanged
@@ -195,13 +198,19 @@ final class RelationshipsRuntime: ExtensionRuntime {
             try rules.withUnsafeBytes { rules in
                 try key.withUnsafeBytes { try lmdb.put(parts["forward"], key: $0, value: rules) }
                 try Self.reverseKey(edge, owner: owner).withUnsafeBytes { try lmdb.put(parts["reverse"], key: $0, value: rules) }
-                try Self.ownersKey(owner: owner, forwardKey: key).withUnsafeBytes { try lmdb.put(parts["owners"], key: $0, value: UnsafeRawBufferPointer(start: nil, count: 0)) }
+                if edge.source != owner {
+                    try Self.ownersKey(owner: owner, forwardKey: key).withUnsafeBytes { try lmdb.put(parts["owners"], key: $0, value: UnsafeRawBufferPointer(start: nil, count: 0)) }
+                }
             }
         }
     }
 
-    /// The edges `owner` declared.
-    private func ownedEdges(of owner: YapDB.Index, in lmdb: LMDBTransaction) throws -> [StoredEdge] {
+    /// The edges `owner` declared. Those it is the source of are its forward edges (`outgoing`,
+    /// when the caller has them); only edges added by hand have another owner, listed in `owners`.
+    private func ownedEdges(of owner: YapDB.Index, outgoing: [StoredEdge]?, in lmdb: LMDBTransaction) throws -> [StoredEdge] {
+        guard owner.collection == manualEdgesCollection else {
+            return try (outgoing ?? edges(withPrefix: Self.prefix(owner), reversed: false, in: lmdb)).filter { $0.owner == owner }
+        }
         var forwardKeys: [[UInt8]] = []
         let prefix = Self.prefix(owner)
         try lmdb.scan(parts["owners"], from: prefix, to: KeyRange.successor(of: prefix), reversed: false) { key, _ in
@@ -220,12 +229,14 @@ final class RelationshipsRuntime: ExtensionRuntime {
         }
     }
 
-    /// Deletes the three entries of one edge.
+    /// Deletes the entries of one edge.
     private func removeEntries(of stored: StoredEdge, in lmdb: LMDBTransaction) throws {
         let key = Self.forwardKey(stored.edge, owner: stored.owner)
         _ = try key.withUnsafeBytes { try lmdb.delete(parts["forward"], key: $0) }
         _ = try Self.reverseKey(stored.edge, owner: stored.owner).withUnsafeBytes { try lmdb.delete(parts["reverse"], key: $0) }
-        _ = try Self.ownersKey(owner: stored.owner, forwardKey: key).withUnsafeBytes { try lmdb.delete(parts["owners"], key: $0) }
+        if stored.owner != stored.edge.source {
+            _ = try Self.ownersKey(owner: stored.owner, forwardKey: key).withUnsafeBytes { try lmdb.delete(parts["owners"], key: $0) }
+        }
     }
 
     // MARK: Delete rules
@@ -329,7 +340,7 @@ final class RelationshipsRuntime: ExtensionRuntime {
         let lmdb = txn.lmdb
         let outgoing = try edges(withPrefix: Self.prefix(index), reversed: false, in: lmdb)
         let incoming = try edges(withPrefix: Self.prefix(index), reversed: true, in: lmdb)
-        for stored in try ownedEdges(of: index, in: lmdb) {
+        for stored in try ownedEdges(of: index, outgoing: outgoing, in: lmdb) {
             try removeEntries(of: stored, in: lmdb)
             noteReferenceRemoved(to: stored.edge.destination, in: txn)
         }
