@@ -39,7 +39,7 @@ enum ChangeLog {
     }
 
     /// Stores `changeset` as the newest commit and drops the entries beyond `limit`.
-    static func append(_ changeset: Changeset, in lmdb: LMDBTransaction, limit: Int) throws {
+    static func append(_ changeset: inout Changeset, in lmdb: LMDBTransaction, limit: Int) throws {
         let number = changeset.commit
         let bytes = try changeset.logBytes()
         try withUnsafeBytes(of: number.bigEndian) { key in

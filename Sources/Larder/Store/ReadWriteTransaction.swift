@@ -545,7 +545,7 @@ public final class ReadWriteTransaction: ReadTransaction {
         try markUnregisteredExtensionsStale()
         let number = snapshot.commit + 1
         state.changes.commits = number...number
-        try ChangeLog.append(state.changes, in: lmdb, limit: lmdb.environment.configuration.changeLogLimit)
+        try ChangeLog.append(&state.changes, in: lmdb, limit: lmdb.environment.configuration.changeLogLimit)
         return state.changes
     }
 }
