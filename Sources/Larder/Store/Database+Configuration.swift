@@ -30,6 +30,10 @@ extension Database {
         /// empties its caches and its observers receive a reset (``Changeset/isReset``). At
         /// least 1. Default 1000.
         public var changeLogLimit: Int = 1000
+        /// How many undo steps the store keeps (see ``Database/write(undoable:_:)-(_,(ReadWriteTransaction)->R)``);
+        /// recording a step beyond it drops the oldest. Like ``changeLogLimit`` it is the writer's
+        /// own setting. At least 0 (0 keeps none). Default 100.
+        public var undoLimit: Int = 100
         /// How often, while something observes the database (``Database/changes(inCollection:)``),
         /// the process looks for commits of other processes. The check reads one value from
         /// shared memory; the log is read only when something was committed. Default 100 ms.

@@ -50,8 +50,8 @@ public final class Database: Sendable {
               configuration.changePollInterval > .zero else {
             throw LarderError(.invalidConfiguration, "initialMapSize, maxReaders, changeLogLimit and changePollInterval must be positive", operation: "open", path: path)
         }
-        guard configuration.objectCacheLimit >= 0, configuration.metadataCacheLimit >= 0 else {
-            throw LarderError(.invalidConfiguration, "cache limits must not be negative", operation: "open", path: path)
+        guard configuration.objectCacheLimit >= 0, configuration.metadataCacheLimit >= 0, configuration.undoLimit >= 0 else {
+            throw LarderError(.invalidConfiguration, "cache limits and undoLimit must not be negative", operation: "open", path: path)
         }
         self.path = path
         self.configuration = configuration
@@ -244,7 +244,7 @@ public final class Database: Sendable {
                             defer { transaction.isActive = false }
                             try request.run(transaction)
                             guard !transaction.isRolledBack else { return false }
-                            transaction.sealCommitInfo()
+                            try transaction.completeClosure()
                             state = transaction.state
                             return true
                         }

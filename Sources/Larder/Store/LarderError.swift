@@ -74,6 +74,10 @@ public struct LarderError: Error, Sendable, CustomStringConvertible {
         /// The registration conflicts with what is registered: the name is taken by another
         /// definition, or other extensions depend on the one being unregistered.
         public static let extensionConflict = Code(rawValue: "extensionConflict")
+        /// An undo or redo was refused: a value the step covers changed since the step was
+        /// recorded (a write that was not undoable, or another process), and applying the step
+        /// would overwrite that newer data. Nothing was changed.
+        public static let undoConflict = Code(rawValue: "undoConflict")
         /// Any other LMDB failure; ``LarderError/lmdbCode`` holds LMDB's return code.
         public static let lmdb = Code(rawValue: "lmdb")
     }

@@ -25,6 +25,8 @@ public final class ReadWriteTransaction: ReadTransaction {
         var extensionTouched: [String: Set<YapDB.Index>] = [:]
         /// Relationships extensions that asked for a garbage collection before the commit.
         var garbageCollectionRequests: Set<String> = []
+        /// The images an undoable write keeps of what it changes (see ``beginUndoableStep(named:group:)``).
+        var undo: UndoCapture?
 
         /// The values `core` wrote that are still current.
         func written(by core: ConnectionCore) -> (objects: [(YapDB.Index, Any)], metadata: [(YapDB.Index, Any)]) {
@@ -49,6 +51,9 @@ public final class ReadWriteTransaction: ReadTransaction {
     /// Working state an extension keeps while one of its operations runs (the cascade of the
     /// delete rules), by key. Not handed from one caller of a group commit to the next.
     var extensionScratch: [String: AnyObject] = [:]
+    /// Set while an undo or redo puts stored bytes back: extensions follow the values, and the
+    /// delete rules and garbage collection stay still (what they did is in the step).
+    private(set) var isRestoring = false
 
     init(_ lmdb: LMDBTransaction, database: Database, core: ConnectionCore, snapshot: Snapshot, state: State) {
         self.state = state
@@ -63,8 +68,13 @@ public final class ReadWriteTransaction: ReadTransaction {
         return snapshot.commit
     }
 
+    /// Whether a write method has been called on this transaction (a group commit's caller
+    /// starts with the state of the callers before it, so the state cannot tell).
+    private var hasWritten = false
+
     @inline(__always)
     private func checkWritable() {
+        hasWritten = true
         checkActive()
         precondition(enumerationDepth == 0, "Larder misuse: the store was modified inside an enumeration. Collect the keys first, then change them after the enumeration.")
         precondition(!isRolledBack, "Larder misuse: a write transaction was used after rollback().")
@@ -162,8 +172,17 @@ public final class ReadWriteTransaction: ReadTransaction {
         }
     }
 
+    /// Completes what the closure did, once it has returned: the extensions' last changes (garbage
+    /// collection), the undo step, the commit information. A group commit calls it after each
+    /// caller's closure, in the caller's nested transaction; calling it again does nothing more.
+    func completeClosure() throws {
+        for runtime in extensions { try runtime.willFinish(in: self) }
+        try recordUndoStep()
+        sealCommitInfo()
+    }
+
     /// Moves the commit information into the state; called once the closure has returned.
-    func sealCommitInfo() {
+    private func sealCommitInfo() {
         if let commitInfo { state.changes.recordCommitInfo(commitInfo) }
         commitInfo = nil
     }
@@ -236,6 +255,7 @@ public final class ReadWriteTransaction: ReadTransaction {
             try StorageKey.with(collection: collection, key: key, maxKeySize: maxKeySize, operation: operation) { storageKey in
                 try archive(object, with: archiver, into: &valueBuffer, index: index, operation: operation)
                 if let metadata { try archive(metadata, with: metadataArchiver, into: &metadataBuffer, index: index, operation: operation) }
+                try captureForUndo(index, at: storageKey)
                 let existed = try put(valueBuffer, in: lmdb.databases.objects, at: storageKey)
                 if !existed { state.countChanges[collection, default: 0] += 1 }
                 state.changes.recordObject(index, existed ? .updated : .inserted)
@@ -362,6 +382,7 @@ public final class ReadWriteTransaction: ReadTransaction {
                 guard try lmdb.get(lmdb.databases.objects, key: storageKey) != nil else { return false }
                 let dbi = half(lmdb.databases)
                 try archive(value, with: archiver, into: &valueBuffer, index: index, operation: operation)
+                try captureForUndo(index, at: storageKey)
                 let existed = try put(valueBuffer, in: dbi, at: storageKey)
                 if dbi == lmdb.databases.objects {
                     state.changes.recordObject(index, .updated)
@@ -387,7 +408,8 @@ public final class ReadWriteTransaction: ReadTransaction {
         checkWritable()
         let index = YapDB.Index(collection: collection, key: key)
         let removed = try StorageKey.with(collection: collection, key: key, maxKeySize: maxKeySize, operation: "removeMetadata") { storageKey in
-            try lmdb.delete(lmdb.databases.metadata, key: storageKey)
+            try captureForUndo(index, at: storageKey)
+            return try lmdb.delete(lmdb.databases.metadata, key: storageKey)
         }
         if removed {
             state.changes.recordMetadata(index, .removed)
@@ -437,6 +459,7 @@ public final class ReadWriteTransaction: ReadTransaction {
         let index = YapDB.Index(collection: collection, key: key)
         do {
             return try StorageKey.with(collection: collection, key: key, maxKeySize: maxKeySize, operation: "removeObject") { storageKey in
+                try captureForUndo(index, at: storageKey)
                 guard try lmdb.delete(lmdb.databases.objects, key: storageKey) else { return false }
                 state.countChanges[collection, default: 0] -= 1
                 state.changes.recordObject(index, .removed)
@@ -469,6 +492,13 @@ public final class ReadWriteTransaction: ReadTransaction {
         checkWritable()
         try StorageKey.validate(collection: collection, operation: "removeAllObjects")
         let prefix = StorageKey.prefix(of: collection)
+        if state.undo != nil {
+            for key in try keys(inCollection: collection) {
+                try StorageKey.with(collection: collection, key: key, maxKeySize: maxKeySize, operation: "removeAllObjects") {
+                    try captureForUndo(YapDB.Index(collection: collection, key: key), at: $0)
+                }
+            }
+        }
         var removed = 0
         for dbi in [lmdb.databases.objects, lmdb.databases.metadata] {
             // Seek afresh after each delete: never step a cursor across its own deletions.
@@ -492,6 +522,15 @@ public final class ReadWriteTransaction: ReadTransaction {
     /// - Throws: a ``LarderError`` from LMDB.
     public func removeAllObjectsInAllCollections() throws {
         checkWritable()
+        if state.undo != nil {
+            var indexes: [YapDB.Index] = []
+            try enumerateKeysInAllCollections { index, _ in indexes.append(index) }
+            for index in indexes {
+                try StorageKey.with(collection: index.collection, key: index.key, maxKeySize: maxKeySize, operation: "removeAllObjectsInAllCollections") {
+                    try captureForUndo(index, at: $0)
+                }
+            }
+        }
         try lmdb.empty(lmdb.databases.objects)
         try lmdb.empty(lmdb.databases.metadata)
         try lmdb.empty(lmdb.databases.collections)
@@ -500,6 +539,93 @@ public final class ReadWriteTransaction: ReadTransaction {
         state.writtenObjects.removeAll()
         state.writtenMetadata.removeAll()
         try dispatch(.removedEverything)
+    }
+
+    // MARK: Undo
+
+    /// Makes this transaction an undo step named `name` (joining `group`'s step when given).
+    /// Must come before the transaction changes anything.
+    func beginUndoableStep(named name: String, group: UndoGroup?) {
+        precondition(!hasWritten && state.undo == nil, "Larder misuse: a write was made undoable after it had changed something, or twice.")
+        checkActive()
+        state.undo = UndoCapture(name: name, group: group)
+    }
+
+    /// Keeps the stored bytes at `index` as they were before this transaction first changes them.
+    @inline(__always)
+    private func captureForUndo(_ index: YapDB.Index, at storageKey: UnsafeRawBufferPointer) throws {
+        guard state.undo != nil, !isRestoring else { return }
+        try captureImage(index, at: storageKey)
+    }
+
+    private func captureImage(_ index: YapDB.Index, at storageKey: UnsafeRawBufferPointer) throws {
+        guard let undo = state.undo, !undo.hasImage(of: index) else { return }
+        state.undo?.record(try storedImage(at: storageKey), of: index)
+    }
+
+    /// The bytes stored at `storageKey` now.
+    private func storedImage(at storageKey: UnsafeRawBufferPointer) throws -> UndoCapture.Image {
+        UndoCapture.Image(object: try lmdb.get(lmdb.databases.objects, key: storageKey).map { [UInt8]($0) },
+                          metadata: try lmdb.get(lmdb.databases.metadata, key: storageKey).map { [UInt8]($0) })
+    }
+
+    /// Stores the undo step of an undoable write: each index it changed, with its bytes before and
+    /// after. A write that changed nothing records nothing.
+    private func recordUndoStep() throws {
+        guard let undo = state.undo else { return }
+        state.undo = nil
+        var entries: [StoredUndoStep.Entry] = []
+        for index in undo.order {
+            let before = undo.before[index] ?? UndoCapture.Image()
+            let after = try StorageKey.with(collection: index.collection, key: index.key, maxKeySize: maxKeySize, operation: "undo") { try storedImage(at: $0) }
+            guard before != after else { continue }
+            entries.append(StoredUndoStep.Entry(index, before: before, after: after))
+        }
+        try UndoStack.record(entries, name: undo.name, group: undo.group, limit: UndoStack.limit(of: lmdb.environment.configuration), in: lmdb)
+    }
+
+    /// Puts back the stored bytes of one index (an undo or a redo): `object` and `metadata` are
+    /// whole stored values (format byte included), `nil` for none. Goes through the changeset,
+    /// the counts, the cache and the extensions like any write.
+    func restore(_ index: YapDB.Index, object: [UInt8]?, metadata: [UInt8]?) throws {
+        checkWritable()
+        isRestoring = true
+        defer { isRestoring = false }
+        try StorageKey.with(collection: index.collection, key: index.key, maxKeySize: maxKeySize, operation: "undo") { storageKey in
+            let current = try storedImage(at: storageKey)
+            guard let object else {
+                guard current.object != nil else { return }
+                _ = try lmdb.delete(lmdb.databases.objects, key: storageKey)
+                state.countChanges[index.collection, default: 0] -= 1
+                state.changes.recordObject(index, .removed)
+                if try lmdb.delete(lmdb.databases.metadata, key: storageKey) { state.changes.recordMetadata(index, .removed) }
+                wrote(object: nil, at: index)
+                wrote(metadata: nil, at: index)
+                try dispatch(.removed(index))
+                return
+            }
+            let objectChanged = current.object != object
+            if objectChanged {
+                try object.withUnsafeBytes { try lmdb.put(lmdb.databases.objects, key: storageKey, value: $0) }
+                if current.object == nil { state.countChanges[index.collection, default: 0] += 1 }
+                state.changes.recordObject(index, current.object == nil ? .inserted : .updated)
+                wrote(object: nil, at: index)
+            }
+            let metadataChanged = current.metadata != metadata
+            if metadataChanged {
+                if let metadata {
+                    try metadata.withUnsafeBytes { try lmdb.put(lmdb.databases.metadata, key: storageKey, value: $0) }
+                    state.changes.recordMetadata(index, current.metadata == nil ? .inserted : .updated)
+                } else {
+                    _ = try lmdb.delete(lmdb.databases.metadata, key: storageKey)
+                    state.changes.recordMetadata(index, .removed)
+                }
+                wrote(metadata: nil, at: index)
+            }
+            if objectChanged || metadataChanged {
+                try dispatch(.row(ExtensionRow(index: index, objectChanged: objectChanged, metadataChanged: metadataChanged, writtenObject: nil, writtenMetadata: nil)))
+            }
+        }
     }
 
     // MARK: Counts
@@ -523,8 +649,7 @@ public final class ReadWriteTransaction: ReadTransaction {
     /// Writes the collection counts and, when anything changed, the change log entry; runs just
     /// before the commit. Returns the commit's changeset, `nil` when nothing changed.
     func finish() throws -> Changeset? {
-        sealCommitInfo()
-        for runtime in extensions { try runtime.willFinish(in: self) }
+        try completeClosure()
         for (collection, change) in state.countChanges where change != 0 {
             let count = try storedCount(of: collection) + change
             let key = StorageKey.prefix(of: collection)

@@ -344,6 +344,8 @@ final class RelationshipsRuntime: ExtensionRuntime {
             try removeEntries(of: stored, in: lmdb)
             noteReferenceRemoved(to: stored.edge.destination, in: txn)
         }
+        // An undo or redo puts back what the rules did when the step was made: no rule runs again.
+        guard !txn.isRestoring else { return }
         for stored in outgoing {
             let edge = stored.edge
             if stored.owner != index { queue.actions.append(.delete(stored.owner)) }  // a manual edge whose end is gone
@@ -369,7 +371,7 @@ final class RelationshipsRuntime: ExtensionRuntime {
     }
 
     private func requestCollection(in txn: ReadWriteTransaction) {
-        guard definition.collectsAfterWrites, !definition.garbageCollected.isEmpty else { return }
+        guard definition.collectsAfterWrites, !definition.garbageCollected.isEmpty, !txn.isRestoring else { return }
         txn.requestGarbageCollection(by: name)
     }
 

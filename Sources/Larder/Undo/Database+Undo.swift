@@ -1,0 +1,145 @@
+import Foundation
+
+/// Persistent undo and redo.
+///
+/// A write made with ``write(undoable:_:)-(_,(ReadWriteTransaction)->R)`` records an undo step:
+/// for every index it changed (objects and metadata, including what delete rules and garbage
+/// collection changed), the stored bytes before and after. ``undo()`` puts the bytes before back,
+/// ``redo()`` the bytes after, each in a new write transaction that goes through the normal write
+/// path, so views, indexes, relationships, caches and observers follow. The history lives in the
+/// store: it survives closing the database and restarting the process, and every process sees the
+/// same one.
+///
+/// ```swift
+/// try db.write(undoable: "Rename product") { try $0.write(renamed) }
+/// try db.undo()     // the old name is back
+/// try db.redo()     // the new one again
+/// ```
+extension Database {
+    /// Runs `body` in a write transaction recorded as one undo step named `name`. A new step drops
+    /// the steps that were undone (they can no longer be redone); a write that changes nothing
+    /// records nothing. Inside ``undoGroup(named:_:)-(_,()->R)`` the step joins the group's.
+    /// - Throws: what `body` throws (nothing is recorded or committed then), or a ``LarderError``.
+    @discardableResult
+    public func write<R>(undoable name: String, _ body: (ReadWriteTransaction) throws -> R) throws -> R {
+        try core.undoableWrite(self, named: name, body)
+    }
+
+    /// Runs `body` as an undoable write from asynchronous code (group-committed with other
+    /// asynchronous writes); see ``write(undoable:_:)-(_,(ReadWriteTransaction)->R)``.
+    /// - Throws: what `body` throws, or a ``LarderError``.
+    @discardableResult
+    public func write<R: Sendable>(undoable name: String, _ body: @escaping @Sendable (ReadWriteTransaction) throws -> R) async throws -> R {
+        try await core.undoableWrite(self, named: name, body)
+    }
+
+    /// Makes the undoable writes `body` makes (on any connection of this store, on this thread or
+    /// in its child tasks) one undo step named `name`. Nested groups join the outermost.
+    ///
+    /// ```swift
+    /// try db.undoGroup(named: "Import") {
+    ///     for batch in batches { try db.write(undoable: "Import batch") { try $0.write(batch) } }
+    /// }
+    /// try db.undo()   // the whole import
+    /// ```
+    ///
+    /// A write joins the group's step only while that step is the newest; after an undo in the
+    /// middle of a group, the group goes on in a new step.
+    public func undoGroup<R>(named name: String, _ body: () throws -> R) rethrows -> R {
+        if UndoGroup.current?.environment == ObjectIdentifier(environment) { return try body() }
+        return try UndoGroup.$current.withValue(UndoGroup(name: name, environment: ObjectIdentifier(environment)), operation: body)
+    }
+
+    /// Makes the undoable writes of `body` one undo step, from asynchronous code; see
+    /// ``undoGroup(named:_:)-(_,()->R)``.
+    public func undoGroup<R>(named name: String, _ body: () async throws -> R) async rethrows -> R {
+        if UndoGroup.current?.environment == ObjectIdentifier(environment) { return try await body() }
+        return try await UndoGroup.$current.withValue(UndoGroup(name: name, environment: ObjectIdentifier(environment)), operation: body)
+    }
+
+    /// Reverts the newest step that is not undone, in a new write transaction, and returns it;
+    /// `nil` when there is nothing to undo.
+    /// - Throws: ``LarderError/Code/undoConflict`` when a value the step covers changed since the
+    ///   step was made (by a write that was not undoable, or another process): nothing is changed,
+    ///   and the step stays (``clearUndoHistory()`` forgets it).
+    @discardableResult
+    public func undo() throws -> UndoStep? {
+        try write { txn in try UndoStack.apply(direction: .undo, in: txn) }
+    }
+
+    /// Re-applies the step undone last, in a new write transaction, and returns it; `nil` when
+    /// there is nothing to redo.
+    /// - Throws: ``LarderError/Code/undoConflict`` when a value the step covers changed since it
+    ///   was undone; nothing is changed.
+    @discardableResult
+    public func redo() throws -> UndoStep? {
+        try write { txn in try UndoStack.apply(direction: .redo, in: txn) }
+    }
+
+    /// The steps in the store: those that can be undone and those that can be redone.
+    /// - Throws: ``LarderError/Code/corruptValue`` when the stored history does not decode.
+    public func undoHistory() throws -> UndoHistory {
+        try read { try UndoStack.history(in: $0.lmdb) }
+    }
+
+    /// Whether there is a step to undo.
+    public var canUndo: Bool {
+        get throws { try !undoHistory().undoable.isEmpty }
+    }
+
+    /// Whether there is a step to redo.
+    public var canRedo: Bool {
+        get throws { try !undoHistory().redoable.isEmpty }
+    }
+
+    /// The name of the step ``undo()`` would revert, `nil` when there is none.
+    public var undoName: String? {
+        get throws { try undoHistory().undoable.last?.name }
+    }
+
+    /// The name of the step ``redo()`` would re-apply, `nil` when there is none.
+    public var redoName: String? {
+        get throws { try undoHistory().redoable.first?.name }
+    }
+
+    /// Forgets every undo and redo step (the data stays as it is).
+    public func clearUndoHistory() throws {
+        try write { try UndoStack.clear(in: $0.lmdb) }
+    }
+}
+
+extension Connection {
+    /// Runs `body` in a write transaction recorded as one undo step named `name`; see
+    /// ``Database/write(undoable:_:)-(_,(ReadWriteTransaction)->R)``.
+    /// - Throws: what `body` throws, or a ``LarderError``.
+    @discardableResult
+    public func write<R>(undoable name: String, _ body: (ReadWriteTransaction) throws -> R) throws -> R {
+        try core.undoableWrite(database, named: name, body)
+    }
+
+    /// Runs `body` as an undoable write from asynchronous code; see
+    /// ``Database/write(undoable:_:)-(_,@Sendable(ReadWriteTransaction)->R)``.
+    /// - Throws: what `body` throws, or a ``LarderError``.
+    @discardableResult
+    public func write<R: Sendable>(undoable name: String, _ body: @escaping @Sendable (ReadWriteTransaction) throws -> R) async throws -> R {
+        try await core.undoableWrite(database, named: name, body)
+    }
+}
+
+extension ConnectionCore {
+    func undoableWrite<R>(_ database: Database, named name: String, _ body: (ReadWriteTransaction) throws -> R) throws -> R {
+        let group = UndoGroup.current.flatMap { $0.environment == ObjectIdentifier(database.environment) ? $0 : nil }
+        return try database.performWrite(on: self) { txn in
+            txn.beginUndoableStep(named: name, group: group)
+            return try body(txn)
+        }
+    }
+
+    func undoableWrite<R: Sendable>(_ database: Database, named name: String, _ body: @escaping @Sendable (ReadWriteTransaction) throws -> R) async throws -> R {
+        let group = UndoGroup.current.flatMap { $0.environment == ObjectIdentifier(database.environment) ? $0 : nil }
+        return try await database.enqueueWrite(on: self) { txn in
+            txn.beginUndoableStep(named: name, group: group)
+            return try body(txn)
+        }
+    }
+}

@@ -1,0 +1,220 @@
+import Foundation
+
+/// The undo history as stored in the `larder` database:
+///
+/// - `undo:step:` + number (`UInt64` big-endian) → one step (``StoredUndoStep``, MessagePack);
+/// - `undo:position` → the number of the last step done (`UInt64` big-endian; 0 or absent: none).
+///   Steps numbered up to it can be undone, those after it redone;
+/// - `undo:next` → the number the next step gets (numbers are never reused).
+enum UndoStack {
+    static let stepPrefix = Array("undo:step:".utf8)
+    static let positionKey = "undo:position"
+    static let nextKey = "undo:next"
+
+    /// How many steps are kept (``Database/Configuration/undoLimit``).
+    static func limit(of configuration: Database.Configuration) -> Int {
+        configuration.undoLimit
+    }
+
+    static func stepKey(_ number: UInt64) -> [UInt8] {
+        stepPrefix + withUnsafeBytes(of: number.bigEndian) { Array($0) }
+    }
+
+    // MARK: Counters
+
+    static func position(in lmdb: LMDBTransaction) throws -> UInt64 {
+        try counter(positionKey, in: lmdb)
+    }
+
+    static func setPosition(_ number: UInt64, in lmdb: LMDBTransaction) throws {
+        try setCounter(positionKey, number, in: lmdb)
+    }
+
+    private static func counter(_ key: String, in lmdb: LMDBTransaction) throws -> UInt64 {
+        guard let stored = try lmdb.get(lmdb.databases.larder, key: key) else { return 0 }
+        guard stored.count == 8 else {
+            throw LarderError(.corruptValue, "the undo history's \(key) is not a 64-bit number", operation: "undo")
+        }
+        return UInt64(bigEndian: stored.loadUnaligned(as: UInt64.self))
+    }
+
+    private static func setCounter(_ key: String, _ number: UInt64, in lmdb: LMDBTransaction) throws {
+        try withUnsafeBytes(of: number.bigEndian) { try lmdb.put(lmdb.databases.larder, key: key, value: $0) }
+    }
+
+    // MARK: Steps
+
+    static func step(_ number: UInt64, in lmdb: LMDBTransaction) throws -> StoredUndoStep? {
+        guard let stored = try stepKey(number).withUnsafeBytes({ try lmdb.get(lmdb.databases.larder, key: $0) }) else { return nil }
+        do {
+            return try MessagePackDecoder().decode(StoredUndoStep.self, from: stored)
+        } catch {
+            throw LarderError(.corruptValue, "undo step \(number) does not decode", operation: "undo", underlying: String(describing: error))
+        }
+    }
+
+    static func write(_ step: StoredUndoStep, number: UInt64, in lmdb: LMDBTransaction) throws {
+        let bytes = try MessagePackEncoder().encode(step)
+        try stepKey(number).withUnsafeBytes { key in
+            try bytes.withUnsafeBytes { try lmdb.put(lmdb.databases.larder, key: key, value: $0) }
+        }
+    }
+
+    static func delete(_ number: UInt64, in lmdb: LMDBTransaction) throws {
+        _ = try stepKey(number).withUnsafeBytes { try lmdb.delete(lmdb.databases.larder, key: $0) }
+    }
+
+    /// The numbers of every stored step, in order.
+    static func numbers(in lmdb: LMDBTransaction) throws -> [UInt64] {
+        var numbers: [UInt64] = []
+        try lmdb.scan(lmdb.databases.larder, from: stepPrefix, to: KeyRange.successor(of: stepPrefix), reversed: false) { key, _ in
+            guard key.count == stepPrefix.count + 8 else {
+                throw LarderError(.corruptValue, "an undo step key is not a step number", operation: "undo")
+            }
+            numbers.append(UInt64(bigEndian: UnsafeRawBufferPointer(rebasing: key[stepPrefix.count...]).loadUnaligned(as: UInt64.self)))
+            return true
+        }
+        return numbers
+    }
+
+    // MARK: Recording
+
+    /// Records a step made of `entries` (each with its images before and after) as the newest
+    /// step: the steps that were undone are dropped, and the oldest beyond `limit`. A step of a
+    /// group joins the group's step when that is still the newest.
+    static func record(_ entries: [StoredUndoStep.Entry], name: String, group: UndoGroup?, limit: Int, in lmdb: LMDBTransaction) throws {
+        let position = try position(in: lmdb)
+        let numbers = try numbers(in: lmdb)
+        if let group, let joined = group.stepNumber, joined == position, numbers.last == joined, var step = try step(joined, in: lmdb) {
+            step.merge(entries)
+            step.time = Date().timeIntervalSince1970
+            if step.entries.isEmpty {
+                try delete(joined, in: lmdb)
+                try setPosition(numbers.dropLast().last ?? 0, in: lmdb)
+                group.stepNumber = nil
+            } else {
+                try write(step, number: joined, in: lmdb)
+            }
+            return
+        }
+        guard !entries.isEmpty else { return }
+        for number in numbers where number > position { try delete(number, in: lmdb) }
+        let number = max(try counter(nextKey, in: lmdb), (numbers.last ?? 0) + 1, 1)
+        try write(StoredUndoStep(name: group?.name ?? name, time: Date().timeIntervalSince1970, entries: entries), number: number, in: lmdb)
+        try setCounter(nextKey, number + 1, in: lmdb)
+        try setPosition(number, in: lmdb)
+        group?.stepNumber = number
+        let kept = numbers.filter { $0 <= position } + [number]
+        for old in kept.dropLast(max(0, limit)) { try delete(old, in: lmdb) }
+    }
+
+    /// Forgets every step.
+    static func clear(in lmdb: LMDBTransaction) throws {
+        for number in try numbers(in: lmdb) { try delete(number, in: lmdb) }
+        try setPosition(0, in: lmdb)
+    }
+}
+
+/// One undo step as stored: its name, when it was recorded, and for each index it changed the
+/// stored bytes (format byte included) of the object and the metadata before and after.
+struct StoredUndoStep: Codable, Equatable {
+    struct Entry: Codable, Equatable {
+        var collection: String
+        var key: String
+        var objectBefore: Data?
+        var objectAfter: Data?
+        var metadataBefore: Data?
+        var metadataAfter: Data?
+
+        init(_ index: YapDB.Index, before: UndoCapture.Image, after: UndoCapture.Image) {
+            collection = index.collection
+            key = index.key
+            objectBefore = before.object.map { Data($0) }
+            objectAfter = after.object.map { Data($0) }
+            metadataBefore = before.metadata.map { Data($0) }
+            metadataAfter = after.metadata.map { Data($0) }
+        }
+
+        var index: YapDB.Index { YapDB.Index(collection: collection, key: key) }
+        var changesNothing: Bool { objectBefore == objectAfter && metadataBefore == metadataAfter }
+    }
+
+    var name: String
+    /// Seconds since 1970.
+    var time: Double
+    var entries: [Entry]
+
+    /// Adds the changes of a later write: an index already here keeps its image before and takes
+    /// the later image after. Entries that end where they began are dropped.
+    mutating func merge(_ later: [Entry]) {
+        var positions: [YapDB.Index: Int] = [:]
+        for (position, entry) in entries.enumerated() { positions[entry.index] = position }
+        for entry in later {
+            if let position = positions[entry.index] {
+                entries[position].objectAfter = entry.objectAfter
+                entries[position].metadataAfter = entry.metadataAfter
+            } else {
+                positions[entry.index] = entries.count
+                entries.append(entry)
+            }
+        }
+        entries.removeAll { $0.changesNothing }
+    }
+}
+
+extension UndoStack {
+    enum Direction { case undo, redo }
+
+    static func publicStep(_ number: UInt64, _ step: StoredUndoStep) -> UndoStep {
+        UndoStep(id: number, name: step.name, time: Date(timeIntervalSince1970: step.time), indexes: step.entries.map(\.index))
+    }
+
+    static func history(in lmdb: LMDBTransaction) throws -> UndoHistory {
+        let position = try position(in: lmdb)
+        var undoable: [UndoStep] = [], redoable: [UndoStep] = []
+        for number in try numbers(in: lmdb) {
+            guard let step = try step(number, in: lmdb) else { continue }
+            if number <= position { undoable.append(publicStep(number, step)) } else { redoable.append(publicStep(number, step)) }
+        }
+        return UndoHistory(undoable: undoable, redoable: redoable)
+    }
+
+    /// Undoes the newest done step, or redoes the oldest undone one, in `txn`; returns it, `nil`
+    /// when there is none. Refuses, changing nothing, when a value the step covers is not what
+    /// the step left (undo) or found (redo).
+    static func apply(direction: Direction, in txn: ReadWriteTransaction) throws -> UndoStep? {
+        let lmdb = txn.lmdb
+        let position = try position(in: lmdb)
+        let numbers = try numbers(in: lmdb)
+        let number: UInt64
+        switch direction {
+        case .undo:
+            guard position > 0, numbers.contains(position) else { return nil }
+            number = position
+        case .redo:
+            guard let next = numbers.first(where: { $0 > position }) else { return nil }
+            number = next
+        }
+        guard let step = try step(number, in: lmdb) else { return nil }
+        let action = direction == .undo ? "undo" : "redo"
+        for entry in step.entries {
+            let (expectedObject, expectedMetadata) = direction == .undo ? (entry.objectAfter, entry.metadataAfter) : (entry.objectBefore, entry.metadataBefore)
+            let current = try StorageKey.with(collection: entry.collection, key: entry.key, maxKeySize: txn.maxKeySize, operation: action) { key in
+                (try lmdb.get(lmdb.databases.objects, key: key).map { Data($0) }, try lmdb.get(lmdb.databases.metadata, key: key).map { Data($0) })
+            }
+            guard current.0 == expectedObject, current.1 == expectedMetadata else {
+                throw LarderError(
+                    .undoConflict,
+                    "cannot \(action) “\(step.name)”: \(entry.index) changed since (by a write that was not undoable, or another process); nothing was changed",
+                    operation: action, index: entry.index)
+            }
+        }
+        let entries = direction == .undo ? step.entries.reversed() : step.entries
+        for entry in entries {
+            let (object, metadata) = direction == .undo ? (entry.objectBefore, entry.metadataBefore) : (entry.objectAfter, entry.metadataAfter)
+            try txn.restore(entry.index, object: object.map { [UInt8]($0) }, metadata: metadata.map { [UInt8]($0) })
+        }
+        try setPosition(direction == .undo ? numbers.last(where: { $0 < number }) ?? 0 : number, in: lmdb)
+        return publicStep(number, step)
+    }
+}

@@ -1,0 +1,21 @@
+import Foundation
+
+/// One step of the undo history: a named undoable write (or group of them).
+public struct UndoStep: Sendable, Hashable, Identifiable {
+    /// The step's number in the store (increasing; never reused).
+    public let id: UInt64
+    /// The name it was recorded with ("Rename product").
+    public let name: String
+    /// When it was recorded (for a group, when its last write was).
+    public let time: Date
+    /// The indexes whose object or metadata it changed, in the order they were first changed.
+    public let indexes: [YapDB.Index]
+}
+
+/// The undo history in the store at one moment.
+public struct UndoHistory: Sendable, Hashable {
+    /// The steps that can be undone, oldest first: ``Database/undo()`` reverts the last.
+    public let undoable: [UndoStep]
+    /// The steps that can be redone, next first: ``Database/redo()`` re-applies the first.
+    public let redoable: [UndoStep]
+}
