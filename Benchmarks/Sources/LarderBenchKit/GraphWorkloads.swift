@@ -81,3 +81,38 @@ public final class CascadeDeleteWorkload {
         }
     }
 }
+
+/// Workload 13: items updated in one undoable write transaction (each update recorded with its
+/// bytes before and after), against the same updates in a plain write. Each run starts from a
+/// store of the items (untimed).
+public final class UndoableWriteWorkload {
+    let items: [Item]
+    let updated: [Item]
+
+    public init(count: Int) {
+        items = Keys.shuffled(count, seed: 13).enumerated().map { Item(key: $1, seed: $0) }
+        updated = items.enumerated().map { position, item in
+            var changed = item
+            changed.price += Double(position % 7) + 1
+            return changed
+        }
+    }
+
+    private func update(undoable: Bool) throws -> Duration {
+        let scratch = try Scratch("undoable-writes")
+        defer { withExtendedLifetime(scratch) {} }
+        let db = try Database(path: scratch.path, configuration: benchConfiguration())
+        try db.write { txn in
+            for item in items { try txn.setObject(item, forKey: item.id, inCollection: Item.collection) }
+        }
+        let body: (ReadWriteTransaction) throws -> Void = { txn in
+            for item in self.updated { try txn.setObject(item, forKey: item.id, inCollection: Item.collection) }
+        }
+        return try timed {
+            if undoable { try db.write(undoable: "Reprice", body) } else { try db.write(body) }
+        }
+    }
+
+    public func undoable() throws -> Duration { try update(undoable: true) }
+    public func plain() throws -> Duration { try update(undoable: false) }
+}

@@ -135,6 +135,13 @@ var comparisons: [Comparison] { [
                    let work = CascadeDeleteWorkload(count: count)
                    return (Side(operations: count) { try work.cascade() }, Side(operations: count) { try work.byKey() })
                }),
+    Comparison(id: "13-undoable-writes", workload: "13. update, Codable, one write txn",
+               larder: "undoable", reference: "Larder, plain write",
+               body: .timed { fixtures in
+                   let count = fixtures.scale.extensionWrites
+                   let work = UndoableWriteWorkload(count: count)
+                   return (Side(operations: count) { try work.undoable() }, Side(operations: count) { try work.plain() })
+               }),
 ] }
 
 /// Runs `larder-alloc-probe` (built beside this executable by `swift build -c release`), which

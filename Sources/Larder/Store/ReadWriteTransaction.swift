@@ -287,7 +287,7 @@ public final class ReadWriteTransaction: ReadTransaction {
     }
 
     /// Stores `object` at (`collection`, `key`), replacing any object there and **removing any
-    /// metadata** there (use ``replaceObject(_:forKey:inCollection:)-(T,_,_)`` to keep it).
+    /// metadata** there (use ``replaceObject(_:forKey:inCollection:)-3fm36`` to keep it).
     ///
     /// ```swift
     /// try db.write { try $0.setObject(Product(id: "p1", name: "Hammer"), forKey: "p1", inCollection: "products") }
@@ -559,8 +559,10 @@ public final class ReadWriteTransaction: ReadTransaction {
     }
 
     private func captureImage(_ index: YapDB.Index, at storageKey: UnsafeRawBufferPointer) throws {
-        guard let undo = state.undo, !undo.hasImage(of: index) else { return }
-        state.undo?.record(try storedImage(at: storageKey), of: index)
+        // No copy of the capture is bound here: one would make the next change copy its tables.
+        guard state.undo?.hasImage(of: index) == false else { return }
+        let image = try storedImage(at: storageKey)
+        state.undo?.record(image, of: index)
     }
 
     /// The bytes stored at `storageKey` now.
