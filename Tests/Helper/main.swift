@@ -19,6 +19,9 @@
 //   larder-test-helper persistent-set <path> <key> <integer>
 //       Sets the `Persistent<Int>` under <key> (default collection) to <integer>.
 //
+//   larder-test-helper undo <path>
+//       Undoes the newest undo step of the store and prints its name ("nothing" when none).
+//
 //   larder-test-helper hold-read <path>
 //       Opens the store, pins a read snapshot, prints "reading" and sleeps until killed (a reader
 //       that dies inside a read transaction).
@@ -155,6 +158,13 @@ case "persistent-set" where arguments.count == 5:
         exit(0)
     } catch {
         fail("persistent-set failed: \(error)")
+    }
+case "undo" where arguments.count == 3:
+    do {
+        print(try Database(path: arguments[2]).undo()?.name ?? "nothing")
+        exit(0)
+    } catch {
+        fail("undo failed: \(error)")
     }
 case "hold-read" where arguments.count == 3:
     do {

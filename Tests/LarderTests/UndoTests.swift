@@ -201,6 +201,21 @@ struct UndoTests {
         #expect(try db.read { try $0.read(Product.self, key: "p") } == nil)
     }
 
+    @Test func anotherProcessUndoesAStepThisOneRecorded() throws {
+        let helper = try #require(ProcessTestSupport.helperExecutable())
+        let directory = TemporaryDirectory()
+        let path = directory.file("store")
+        let db = try Database(path: path)
+        try db.write(undoable: "Price") { try $0.write(Product(id: "p", name: "P", price: 1)) }
+        try db.write(undoable: "Reprice") { try $0.write(Product(id: "p", name: "P", price: 2)) }
+        let run = try ProcessTestSupport.run(helper, ["undo", path])
+        #expect(run.status == 0 && run.standardOutput == "Reprice\n", "\(run.standardError)")
+        #expect(try db.read { try $0.read(Product.self, key: "p")?.price } == 1)  // the cache followed the log
+        #expect(try db.undoName == "Price" && db.redoName == "Reprice")
+        try db.redo()
+        #expect(try db.read { try $0.read(Product.self, key: "p")?.price } == 2)
+    }
+
     @Test func undoIsAWriteThatObserversAndCachesFollow() throws {
         try withStore { db, _ in
             let reader = db.newConnection()
