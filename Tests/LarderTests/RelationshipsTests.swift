@@ -59,6 +59,11 @@ struct GraphNode: Codable, Persistable, Equatable, Sendable {
     var out: [Out]
 }
 
+/// The edges of random graphs: each node's edges as it lists them, with their rules.
+let nodeGraph = Relationships(versionTag: "1").edges(from: GraphNode.self) { node in
+    node.out.map { .init($0.name, to: GraphNode.index(forKey: $0.to), rules: DeleteRules(rawValue: $0.rules)) }
+}
+
 /// The document graph: deleting a value deletes what it owns, down the tree.
 let documentGraph = Relationships(versionTag: "1")
     .edges(from: Doc.self) { doc in doc.pages.map { .init("pages", to: $0, rules: .deleteDestinationWithSource) } }
@@ -170,11 +175,8 @@ struct RelationshipsTests {
     }
 
     @Test func aCycleIsDeletedOnceAndTheCascadeEnds() throws {
-        let ring = Relationships(versionTag: "1").edges(from: GraphNode.self) { node in
-            node.out.map { .init($0.name, to: GraphNode.index(forKey: $0.to), rules: DeleteRules(rawValue: $0.rules)) }
-        }
         try withStore { db, _ in
-            try db.register(ring, named: "ring")
+            try db.register(nodeGraph, named: "ring")
             let cascade = DeleteRules.deleteDestinationWithSource.rawValue
             try db.write { txn throws in
                 // a → b → c → a, and c → d; e stands alone.
@@ -191,11 +193,8 @@ struct RelationshipsTests {
     }
 
     @Test func lastSourceAndLastDestinationRules() throws {
-        let graph = Relationships(versionTag: "1").edges(from: GraphNode.self) { node in
-            node.out.map { .init($0.name, to: GraphNode.index(forKey: $0.to), rules: DeleteRules(rawValue: $0.rules)) }
-        }
         try withStore { db, _ in
-            try db.register(graph, named: "g")
+            try db.register(nodeGraph, named: "g")
             let lastSource = DeleteRules.deleteDestinationWithLastSource.rawValue
             let lastDestination = DeleteRules.deleteSourceWithLastDestination.rawValue
             try db.write { txn throws in
@@ -395,15 +394,12 @@ struct RelationshipsTests {
     }
 
     @Test func randomGraphsDeleteExactlyTheClosureOfTheRules() throws {
-        let graph = Relationships(versionTag: "1").edges(from: GraphNode.self) { node in
-            node.out.map { .init($0.name, to: GraphNode.index(forKey: $0.to), rules: DeleteRules(rawValue: $0.rules)) }
-        }
         let rounds = ProcessInfo.processInfo.environment["LARDER_FULL"] == nil ? 12 : 200
         for round in 0..<rounds {
             let seed = UInt64(round) &* 0x9E37_79B9 &+ 17
             var random = SplitMix(seed: seed)
             try withStore { db, _ in
-                try db.register(graph, named: "g")
+                try db.register(nodeGraph, named: "g")
                 var model: [String: GraphNode] = [:]
                 let names = (0..<24).map { "n\($0)" }
                 func randomNode(_ id: String) -> GraphNode {
