@@ -1,3 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
 /// The `log` database: each commit's changeset under its number (8 bytes, big-endian), the newest
 /// ``Database/Configuration/changeLogLimit`` kept, and the number of the last commit in the
 /// `larder` database. Other processes read it to learn what changed.
@@ -38,10 +44,24 @@ enum ChangeLog {
         return found
     }
 
-    /// Stores `changeset` as the newest commit and drops the entries beyond `limit`.
+    /// Stores `changeset` as the newest commit, stamped with the time now, and drops the entries
+    /// beyond `limit`. With ``Database/Configuration/keepsValueHistory`` on, the entry also holds
+    /// the stored bytes of every listed object and metadata value, read here from `lmdb` just
+    /// before the commit.
     static func append(_ changeset: inout Changeset, in lmdb: LMDBTransaction, limit: Int) throws {
         let number = changeset.commit
-        let bytes = try changeset.logBytes()
+        changeset.time = Date()
+        let bytes: [UInt8]
+        if lmdb.environment.configuration.keepsValueHistory {
+            let maxKeySize = lmdb.environment.maxKeySize
+            bytes = try changeset.logBytes { collection, key, metadata in
+                try StorageKey.with(collection: collection, key: key, maxKeySize: maxKeySize, operation: "writeChangeLog") { storageKey in
+                    try lmdb.get(metadata ? lmdb.databases.metadata : lmdb.databases.objects, key: storageKey)
+                }
+            }
+        } else {
+            bytes = try changeset.logBytes()
+        }
         try withUnsafeBytes(of: number.bigEndian) { key in
             try bytes.withUnsafeBytes { try lmdb.put(lmdb.databases.log, key: key, value: $0) }
             try lmdb.put(lmdb.databases.larder, key: lastCommitKey, value: key)

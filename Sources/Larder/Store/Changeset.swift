@@ -1,3 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
 /// What one commit (or a run of consecutive commits) changed: for each index, whether its object
 /// and its metadata were inserted, updated or removed; which collections were cleared; whether
 /// everything was removed; and the commit information the writers attached.
@@ -19,11 +25,17 @@
 /// ## Resets
 /// When the changes themselves are no longer known (another process committed more than the change
 /// log keeps, see ``Database/Configuration/changeLogLimit``), a changeset with ``isReset`` set stands
-/// for them: every query answers "changed". Treat it as "reload everything".
+/// for them: every query answers "changed". Treat it as "reload everything". A reset has no
+/// ``time``.
 public struct Changeset: Sendable {
     /// How a commit changed an object or a metadata value.
     public enum Change: Sendable, Hashable {
-        case inserted, updated, removed
+        /// Stored where there was no value.
+        case inserted
+        /// Replaced, or touched (marked changed without being written).
+        case updated
+        /// Removed.
+        case removed
 
         /// The net effect of `self` followed by `next`; `nil` when the two cancel out.
         func then(_ next: Change) -> Change? {
@@ -38,7 +50,9 @@ public struct Changeset: Sendable {
 
     /// The change of one index: its object's and its metadata's (`nil` for a half that did not change).
     public struct IndexChange: Sendable, Hashable {
+        /// How the object changed; `nil` when it did not.
         public internal(set) var object: Change?
+        /// How the metadata changed; `nil` when it did not.
         public internal(set) var metadata: Change?
     }
 
@@ -57,6 +71,15 @@ public struct Changeset: Sendable {
     private(set) var extensionPayloads: [String: [[UInt8]]] = [:]
     /// The commit information of each transaction that attached some, in commit order.
     private(set) var commitInfos: [[UInt8]] = []
+    /// When the commit was made: the system clock of the committing process, read once as its
+    /// change log entry was written. A changeset merged from several commits has the time of the
+    /// latest. `nil` for a reset, and for commits logged by a version of Larder that did not
+    /// record times.
+    ///
+    /// Times come from the wall clock, so two commits can share a time, and a commit made after
+    /// the clock was set back can carry an earlier time than the one before it; ``commit``
+    /// numbers are the order of commits.
+    public internal(set) var time: Date?
 
     /// The last commit this changeset covers.
     public var commit: UInt64 { commits.upperBound }
@@ -233,6 +256,11 @@ public struct Changeset: Sendable {
     mutating func merge(_ later: Changeset) {
         commits = min(commits.lowerBound, later.commits.lowerBound)...max(commits.upperBound, later.commits.upperBound)
         isReset = isReset || later.isReset
+        if isReset {
+            time = nil
+        } else if let laterTime = later.time {
+            time = max(time ?? laterTime, laterTime)
+        }
         if later.removedEverything {
             entries.removeAll()
             clearedCollections.removeAll()
@@ -260,7 +288,9 @@ public struct Changeset: Sendable {
 
     // MARK: Change log form
 
-    /// The form a changeset takes in the `log` database: MessagePack, readable by any tool.
+    /// The form a changeset takes in the `log` database: MessagePack, readable by any tool. The
+    /// `values` key (written with ``Database/Configuration/keepsValueHistory``) is read only by the
+    /// history (`ChangeLog+History.swift`), so catching up caches never copies values.
     private struct LogForm: Codable {
         var version = 1
         var first: UInt64
@@ -271,6 +301,8 @@ public struct Changeset: Sendable {
         var changes: [String: [String: UInt8]]
         var extensions: [String: [[UInt8]]]
         var info: [[UInt8]]
+        /// Absent in entries written before commits had times.
+        var time: Date?
     }
 
     private static func code(_ change: Change?) -> UInt8 {
@@ -282,7 +314,7 @@ public struct Changeset: Sendable {
         }
     }
 
-    private static func change(_ code: UInt8) throws -> Change? {
+    static func change(_ code: UInt8) throws(LarderError) -> Change? {
         switch code {
         case 0: nil
         case 1: .inserted
@@ -292,12 +324,20 @@ public struct Changeset: Sendable {
         }
     }
 
+    /// Where ``logBytes(storedValues:)`` finds the values a commit leaves: the stored bytes
+    /// (format byte and payload) of the object, or with `metadata` set the metadata, at
+    /// (`collection`, `key`), or `nil` when there is none. The buffer is copied before the next call.
+    typealias StoredValues = (_ collection: String, _ key: String, _ metadata: Bool) throws -> UnsafeRawBufferPointer?
+
     /// The bytes stored in the `log` database: the MessagePack map of ``LogForm``, written
-    /// directly (every commit writes one, so it skips `Codable`'s per-value machinery).
-    func logBytes() throws -> [UInt8] {
+    /// directly (every commit writes one, so it skips `Codable`'s per-value machinery), plus the
+    /// `values` key when `storedValues` is given: for each listed index, `[object, metadata]`,
+    /// each the stored bytes as `bin` when that half changed and has a value, else `nil`; indexes
+    /// with neither are left out.
+    func logBytes(storedValues: StoredValues? = nil) throws -> [UInt8] {
         var writer = MessagePackWriter()
-        writer.bytes.reserveCapacity(96 + entryCount * 12)
-        var fits = writer.writeMapHeader(8)
+        writer.bytes.reserveCapacity(96 + entryCount * (storedValues == nil ? 12 : 64))
+        var fits = writer.writeMapHeader(8 + (time == nil ? 0 : 1) + (storedValues == nil ? 0 : 1))
         fits = fits && writer.writeString("version")
         writer.writeInt(1)
         fits = fits && writer.writeString("first")
@@ -330,10 +370,68 @@ public struct Changeset: Sendable {
         }
         fits = fits && writer.writeString("info")
         writePayloads(commitInfos)
+        if let time {
+            fits = fits && writer.writeString("time")
+            guard let (seconds, nanoseconds) = MessagePackTimestamp.components(of: time) else {
+                throw LarderError(.encodingFailed, "the commit time is not a representable date", operation: "writeChangeLog")
+            }
+            writer.writeTimestamp(seconds: seconds, nanoseconds: nanoseconds)
+        }
+        if let storedValues {
+            fits = fits && writer.writeString("values")
+            let valuesFit = try writeValues(into: &writer, from: storedValues)
+            fits = fits && valuesFit
+        }
         guard fits else {
             throw LarderError(.encodingFailed, "the changeset is too large for one change log entry", operation: "writeChangeLog")
         }
         return writer.bytes
+    }
+
+    /// Writes the `values` map (see ``logBytes(storedValues:)``); `false` when something is too
+    /// large for MessagePack.
+    private func writeValues(into writer: inout MessagePackWriter, from storedValues: StoredValues) throws -> Bool {
+        var fits = true
+        // Counts are known only once the absent values are skipped: one-byte placeholders,
+        // patched afterwards (they grow in place past 15 entries).
+        let mapStart = writer.count
+        writer.bytes.append(0x80)
+        var collectionsWritten = 0
+        for (collection, keys) in entries {
+            let collectionStart = writer.count
+            fits = fits && writer.writeString(collection)
+            let keysStart = writer.count
+            writer.bytes.append(0x80)
+            var keysWritten = 0
+            for (key, change) in keys {
+                let keyStart = writer.count
+                fits = fits && writer.writeString(key) && writer.writeArrayHeader(2)
+                var present = false
+                func writeHalf(_ change: Change?, metadata: Bool) throws {
+                    // A removed half has nothing to look up.
+                    if let change, change != .removed, let stored = try storedValues(collection, key, metadata) {
+                        fits = fits && writer.writeBinary(stored)
+                        present = true
+                    } else {
+                        writer.writeNil()
+                    }
+                }
+                try writeHalf(change.object, metadata: false)
+                try writeHalf(change.metadata, metadata: true)
+                if present {
+                    keysWritten += 1
+                } else {
+                    writer.bytes.removeSubrange(keyStart...)
+                }
+            }
+            if keysWritten > 0 {
+                fits = fits && writer.patchContainerHeader(at: keysStart, count: keysWritten, isMap: true)
+                collectionsWritten += 1
+            } else {
+                writer.bytes.removeSubrange(collectionStart...)
+            }
+        }
+        return fits && writer.patchContainerHeader(at: mapStart, count: collectionsWritten, isMap: true)
     }
 
     /// Reads a changeset from its `log` form.
@@ -355,6 +453,7 @@ public struct Changeset: Sendable {
         }
         extensionPayloads = form.extensions
         commitInfos = form.info
+        time = form.time
     }
 }
 

@@ -30,10 +30,23 @@ extension Database {
         /// empties its caches and its observers receive a reset (``Changeset/isReset``). At
         /// least 1. Default 1000.
         public var changeLogLimit: Int = 1000
-        /// How many undo steps the store keeps (see ``Database/write(undoable:_:)-(_,(ReadWriteTransaction)->R)``);
+        /// How many undo steps the store keeps (see ``Database/write(undoable:_:)-92d84``);
         /// recording a step beyond it drops the oldest. Like ``changeLogLimit`` it is the writer's
         /// own setting. At least 0 (0 keeps none). Default 100.
         public var undoLimit: Int = 100
+        /// Whether each commit's change log entry also keeps the values the commit left: for every
+        /// object and metadata value it inserted or updated, the bytes stored after the commit,
+        /// so that ``ReadTransaction/history(ofObjectAt:)`` can return earlier values (not only
+        /// which commits changed an index) for as long as the log keeps the commit
+        /// (``changeLogLimit``). Removals and cleared collections are recorded as such, with no
+        /// values. Like ``changeLogLimit`` it is the writer's own setting: a process that writes
+        /// with it off records no values, whatever others do. Default `false`.
+        ///
+        /// - Note: Every changed value is written twice, once to the store and once to the log:
+        ///   the bytes written per commit about double, and the log holds up to
+        ///   ``changeLogLimit`` commits' worth of values. A commit's log entry is one LMDB value,
+        ///   so a commit of very large values makes one equally large entry.
+        public var keepsValueHistory: Bool = false
         /// How often, while something observes the database (``Database/changes(inCollection:)``),
         /// the process looks for commits of other processes. The check reads one value from
         /// shared memory; the log is read only when something was committed. Default 100 ms.
