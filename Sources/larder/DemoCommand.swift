@@ -2,14 +2,16 @@ import ArgumentParser
 import Foundation
 import Larder
 
-/// The README's main job: stores, reads, lists and changes values and says what it did.
+/// The README's main job: creates a store, writes sample data, registers a view and an index,
+/// queries them, observes a change, undoes it, and says what it did.
 struct DemoCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "demo",
-        abstract: "Create a store, write sample products, read and list them, and print what happened."
+        abstract: "Create a store, write sample products, query a view and an index, observe a change and undo it.",
+        discussion: "The demo store is emptied at the start of each run; a store that holds collections of its own is refused."
     )
 
-    @Option(help: "Where to create the demo store (a directory; emptied first if it is a store).")
+    @Option(help: "Where to create the demo store (a directory; emptied first if it is a demo store).")
     var path: String = FileManager.default.temporaryDirectory.appendingPathComponent("larder-demo").path
 
     struct Product: Codable, Sendable, Persistable {
@@ -25,17 +27,28 @@ struct DemoCommand: ParsableCommand {
     }
 
     func run() throws {
-        print("Larder \(LarderVersion.string) demo: store at \(path)")
-        var db: Database? = try Database(path: path)
+        if let contents = try? FileManager.default.contentsOfDirectory(atPath: path), !contents.isEmpty, !contents.contains("data.mdb") {
+            throw CommandFailure(.badInput, "\(path) is a directory that holds other files, not a store; give --path a new directory")
+        }
+        var db: Database? = try StoreArgument.open(path, create: true)
         guard let store = db else { return }
+        let others = try store.read { try $0.collections() }.filter { $0 != Product.collection && !$0.hasPrefix("larder.") }
+        guard others.isEmpty else {
+            throw CommandFailure(.badInput, "\(path) holds collections the demo did not write (\(others.map(CommandFailure.quoted).joined(separator: ", "))); give --path a new directory")
+        }
+        print("Larder \(LarderVersion.string) demo: store at \(path)")
         try store.write { try $0.removeAllObjectsInAllCollections() }
-        // A view, kept up to date by every write from here on (registering it again on a later
-        // run costs nothing: the store remembers its version tag).
+        try store.clearUndoHistory()
+        // A view and an index, kept up to date by every write from here on (registering them
+        // again on a later run costs nothing: the store remembers their version tags).
         let bands = try store.register(
             View<Product, NoMetadata>(collections: [Product.collection], versionTag: "1",
                                       grouping: { _, product in product.price < 20 ? "under 20" : "20 and over" },
                                       sorting: { _, product in TupleKey(product.price) }),
             named: "productsByPriceBand")
+        let byPrice = try store.register(
+            SecondaryIndex<Product, NoMetadata>(collections: [Product.collection], versionTag: "1") { _, product in TupleKey(product.price) },
+            named: "productsByPrice")
 
         let products = [
             Product(id: "p1", name: "Hammer", price: 24.0),
@@ -65,20 +78,14 @@ struct DemoCommand: ParsableCommand {
         let lastTwo = try store.read { try $0.keys(inCollection: Product.collection, range: KeyRange(reversed: true, limit: 2)) }
         print("- last two keys, newest first: \(lastTwo.joined(separator: ", "))")
 
-        let cheap = try store.read { txn in
-            try txn.objects(inCollection: Product.collection, as: Product.self, where: { $0 != "p1" })
-                .map(\.object).filter { $0.price < 20 }.map(\.name)
-        }
-        print("- under 20, skipping p1 before decoding it: \(cheap.joined(separator: ", "))")
+        print("- view by price band, sorted by price: \(try bandListing(store, bands))")
 
-        let listed = try store.read { txn in
-            try txn[bands].groups().map { group in
-                "\(group): " + (try txn[bands].objects(inGroup: group).map(\.object.name)).joined(separator: ", ")
-            }
+        let midRange = try store.read { txn in
+            try txn[byPrice].objects(matching: .range(from: 10.0, to: 30.0)).map { "\($0.object.name) \($0.object.price)" }
         }
-        print("- view by price band, sorted by price: \(listed.joined(separator: "; "))")
+        print("- index by price, 10 to 30: \(midRange.joined(separator: ", "))")
 
-        try showChanges(store, view: bands, stockBefore: stock?.count ?? 0)
+        try observeAndUndo(store, view: bands, stockBefore: stock?.count ?? 0)
 
         db = nil  // close the store, then open it again
         let reopened = try Database(path: path)
@@ -90,17 +97,26 @@ struct DemoCommand: ParsableCommand {
         print("- reopened: \(count) products; p3 is still \(name ?? "missing") with stock \(after ?? 0)")
     }
 
-    /// A user interface's connection, pinned to one snapshot, sees a write only when it moves on,
-    /// and learns what changed.
-    private func showChanges(_ store: Database, view: ViewHandle<Product, NoMetadata>, stockBefore: Int) throws {
+    /// The view's groups and the names in each, in order.
+    private func bandListing(_ store: Database, _ view: ViewHandle<Product, NoMetadata>) throws -> String {
+        try store.read { txn in
+            try txn[view].groups().map { group in
+                "\(group): " + (try txn[view].objects(inGroup: group).map(\.object.name)).joined(separator: ", ")
+            }
+        }.joined(separator: "; ")
+    }
+
+    /// An undoable write, seen by a user interface's connection pinned to one snapshot (it sees
+    /// the write only when it moves on, and learns what changed), then undone.
+    private func observeAndUndo(_ store: Database, view: ViewHandle<Product, NoMetadata>, stockBefore: Int) throws {
         let screen = store.newConnection()
         try screen.pinSnapshot()
-        try store.write { txn in
+        try store.write(undoable: "Stock take") { txn in
             _ = try txn.replaceMetadata(Stock(count: 3, checked: Date()), forKey: "p3", inCollection: Product.collection)
             _ = try txn.remove(Product.self, key: "p5")
             try txn.setCommitInfo("stock take")
         }
-        print("- replaced p3's metadata only (stock \(stockBefore) -> 3) and removed p5")
+        print("- undoable write \"Stock take\": replaced p3's metadata only (stock \(stockBefore) -> 3) and removed p5")
 
         let shown = try screen.read { try $0.numberOfKeys(inCollection: Product.collection) }
         let changes = try screen.advanceSnapshot()
@@ -114,5 +130,13 @@ struct DemoCommand: ParsableCommand {
         print("- a pinned snapshot still showed \(shown) products; moving it on reported \(changes.count) commit (\(reasons.joined(separator: ", "))): \(described.joined(separator: "; "))")
         let rows = try view.changes(in: changes).flatMap(\.rows).map { "\($0.kind) \($0.index.key)" + ($0.from.map { " from \($0)" } ?? "") }
         print("- the view's row changes for a list on screen: \(rows.joined(separator: "; "))")
+
+        let undone = try store.undo()
+        let (count, restored) = try store.read { txn in
+            (try txn.numberOfKeys(inCollection: Product.collection), try txn.metadata(forKey: "p3", inCollection: Product.collection, as: Stock.self)?.count)
+        }
+        let undoRows = try view.changes(in: screen.advanceSnapshot()).flatMap(\.rows).map { "\($0.kind) \($0.index.key)" + ($0.to.map { " at \($0)" } ?? "") }
+        print("- undo \"\(undone?.name ?? "nothing")\": \(count) products again, p3's stock \(restored ?? 0); the view: \(undoRows.joined(separator: "; "))")
+        screen.unpinSnapshot()
     }
 }

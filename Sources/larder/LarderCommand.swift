@@ -1,14 +1,61 @@
 import ArgumentParser
+import Foundation
 import Larder
 
 @main
 struct LarderCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "larder",
-        abstract: "Inspect and try out Larder stores.",
+        abstract: "Inspect, change, export, import, back up and check Larder stores.",
+        discussion: """
+            Every subcommand but demo and version takes the store's path first. Exit statuses: \
+            0 success, 1 usage error, 2 not found, 3 bad input, 4 check found problems, 5 other \
+            store error. See Documentation/CommandLine.md.
+            """,
         version: LarderVersion.string,
-        subcommands: [DemoCommand.self, VersionCommand.self]
+        subcommands: [
+            InfoCommand.self, CollectionsCommand.self, KeysCommand.self, GetCommand.self, PutCommand.self,
+            DeleteCommand.self, ExportCommand.self, ImportCommand.self, BackupCommand.self, CheckCommand.self,
+            ReadersCommand.self, DemoCommand.self, VersionCommand.self,
+        ]
     )
+
+    /// Parses and runs the subcommand, and turns every failure into one line on standard error
+    /// and a status from ``ExitStatus`` (never a crash or a backtrace).
+    static func main() {
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+            try Output.standard.finish()
+        } catch {
+            finish(with: error)
+        }
+        Foundation.exit(ExitStatus.ok.rawValue)
+    }
+
+    private static func finish(with error: any Error) -> Never {
+        try? Output.standard.finish()
+        switch error {
+        case let failure as CommandFailure:
+            fail(failure)
+        case let error as LarderError:
+            fail(CommandFailure(error))
+        default:
+            let code = exitCode(for: error)
+            if code == .validationFailure {
+                printError(fullMessage(for: error))
+                Foundation.exit(ExitStatus.usage.rawValue)
+            }
+            if code == .success { exit(withError: error) }  // --help, --version
+            printError("larder: \(fullMessage(for: error))")
+            Foundation.exit(code == .failure ? ExitStatus.usage.rawValue : code.rawValue)
+        }
+    }
+
+    private static func fail(_ failure: CommandFailure) -> Never {
+        printError("larder: " + failure.message.split(whereSeparator: \.isNewline).joined(separator: " "))
+        Foundation.exit(failure.status.rawValue)
+    }
 }
 
 struct VersionCommand: ParsableCommand {
@@ -18,6 +65,6 @@ struct VersionCommand: ParsableCommand {
     )
 
     func run() {
-        print("larder \(LarderVersion.string) (store format \(LarderVersion.storeFormat))")
+        say("larder \(LarderVersion.string) (store format \(LarderVersion.storeFormat))")
     }
 }

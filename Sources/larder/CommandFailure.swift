@@ -1,0 +1,60 @@
+import Larder
+
+/// The tool's exit statuses: a small fixed table, the same for every subcommand
+/// (Documentation/CommandLine.md, "Exit statuses").
+enum ExitStatus: Int32 {
+    /// Success.
+    case ok = 0
+    /// The command line is wrong: an unknown subcommand or option, a missing argument, a bad
+    /// option value (what swift-argument-parser reports).
+    case usage = 1
+    /// What was asked for is not there: no store at the path, no such key or collection.
+    case notFound = 2
+    /// The input cannot be used: JSON that does not parse, an import line that is not a record,
+    /// a path that is not a Larder store (or one of a newer format), an invalid collection or key.
+    case badInput = 3
+    /// `check` (or the check after `backup`) found problems.
+    case checkFailed = 4
+    /// Any other failure of the store or the system (LMDB, permissions, a full disk, a damaged value).
+    case storeError = 5
+}
+
+/// A failure the tool reports as one line on standard error and an exit status.
+struct CommandFailure: Error {
+    let status: ExitStatus
+    let message: String
+
+    init(_ status: ExitStatus, _ message: String) {
+        self.status = status
+        self.message = message
+    }
+
+    /// The failure for a Larder error: its message with the context a person needs, and the
+    /// status its code belongs to. `context` (a line number, say) goes first.
+    init(_ error: LarderError, context: String? = nil) {
+        var text = error.message
+        if let index = error.index, error.code != .notAStore {
+            text += " (collection \(Self.quoted(index.collection)), key \(Self.quoted(index.key)))"
+        }
+        if let name = error.extensionName { text += " (extension \(name))" }
+        if let path = error.path, [.notAStore, .newerFormatVersion, .permissionDenied, .io].contains(error.code) { text += ": \(path)" }
+        if let context { text = context + ": " + text }
+        self.init(Self.status(of: error.code), text)
+    }
+
+    static func status(of code: LarderError.Code) -> ExitStatus {
+        switch code {
+        case .notAStore, .newerFormatVersion, .keyTooLong, .emptyKey, .invalidCollection, .invalidExtensionName, .encodingFailed:
+            .badInput
+        default:
+            .storeError
+        }
+    }
+
+    /// `text` in double quotes, for names in messages (an empty collection shows as `""`); a
+    /// long one is cut to its first 60 characters, so that a message stays one readable line.
+    static func quoted(_ text: String) -> String {
+        let shown = text.count > 60 ? text.prefix(60) + "…" : Substring(text)
+        return "\"" + shown + "\""
+    }
+}

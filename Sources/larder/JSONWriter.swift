@@ -1,0 +1,85 @@
+/// Writes ``JSONValue``s as UTF-8 JSON text: compact (one line, for JSON Lines and scripts) or
+/// indented by two spaces. Members keep their order; strings escape only what JSON requires
+/// (quote, backslash, control characters), so non-ASCII text stays readable.
+struct JSONWriter {
+    var pretty = false
+
+    /// The text of `value`.
+    func text(_ value: JSONValue) -> String {
+        var bytes: [UInt8] = []
+        write(value, into: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends the text of `value` to `bytes`.
+    func write(_ value: JSONValue, into bytes: inout [UInt8]) {
+        write(value, into: &bytes, indent: 0)
+    }
+
+    private func newline(_ bytes: inout [UInt8], indent: Int) {
+        guard pretty else { return }
+        bytes.append(0x0A)
+        bytes.append(contentsOf: repeatElement(0x20, count: indent * 2))
+    }
+
+    private func write(_ value: JSONValue, into bytes: inout [UInt8], indent: Int) {
+        switch value {
+        case .null: bytes.append(contentsOf: "null".utf8)
+        case .bool(let flag): bytes.append(contentsOf: (flag ? "true" : "false").utf8)
+        case .integer(let number): bytes.append(contentsOf: String(number).utf8)
+        case .unsigned(let number): bytes.append(contentsOf: String(number).utf8)
+        case .double(let number): bytes.append(contentsOf: Self.numberText(number.description, finite: number.isFinite).utf8)
+        case .float(let number): bytes.append(contentsOf: Self.numberText(number.description, finite: number.isFinite).utf8)
+        case .string(let string): Self.writeString(string, into: &bytes)
+        case .array(let elements):
+            bytes.append(UInt8(ascii: "["))
+            for (offset, element) in elements.enumerated() {
+                if offset > 0 { bytes.append(UInt8(ascii: ",")) }
+                newline(&bytes, indent: indent + 1)
+                write(element, into: &bytes, indent: indent + 1)
+            }
+            if !elements.isEmpty { newline(&bytes, indent: indent) }
+            bytes.append(UInt8(ascii: "]"))
+        case .object(let members):
+            bytes.append(UInt8(ascii: "{"))
+            for (offset, member) in members.enumerated() {
+                if offset > 0 { bytes.append(UInt8(ascii: ",")) }
+                newline(&bytes, indent: indent + 1)
+                Self.writeString(member.key, into: &bytes)
+                bytes.append(UInt8(ascii: ":"))
+                if pretty { bytes.append(0x20) }
+                write(member.value, into: &bytes, indent: indent + 1)
+            }
+            if !members.isEmpty { newline(&bytes, indent: indent) }
+            bytes.append(UInt8(ascii: "}"))
+        }
+    }
+
+    /// Swift's shortest round-trip digits, with a fraction or exponent so that the text reads
+    /// back as a floating-point number (`24.0`, not `24`). Non-finite numbers have no JSON form.
+    private static func numberText(_ description: String, finite: Bool) -> String {
+        guard finite else { return "null" }
+        if description.contains(where: { $0 == "." || $0 == "e" || $0 == "E" }) { return description }
+        return description + ".0"
+    }
+
+    static func writeString(_ string: String, into bytes: inout [UInt8]) {
+        bytes.append(UInt8(ascii: "\""))
+        for byte in string.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): bytes.append(contentsOf: "\\\"".utf8)
+            case UInt8(ascii: "\\"): bytes.append(contentsOf: "\\\\".utf8)
+            case 0x0A: bytes.append(contentsOf: "\\n".utf8)
+            case 0x0D: bytes.append(contentsOf: "\\r".utf8)
+            case 0x09: bytes.append(contentsOf: "\\t".utf8)
+            case 0x08: bytes.append(contentsOf: "\\b".utf8)
+            case 0x0C: bytes.append(contentsOf: "\\f".utf8)
+            case 0x00..<0x20:
+                let hex = String(byte, radix: 16)
+                bytes.append(contentsOf: ("\\u" + String(repeating: "0", count: 4 - hex.count) + hex).utf8)
+            default: bytes.append(byte)
+            }
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+}

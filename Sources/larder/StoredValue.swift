@@ -1,0 +1,37 @@
+import Larder
+
+/// A stored value as the tool handles it: the format byte and the payload after it, copied out of
+/// the store, never decoded as a Swift type.
+struct StoredValue: Equatable {
+    var format: ArchiveFormat
+    var payload: [UInt8]
+}
+
+/// Reads and writes ``StoredValue``s through the library's ordinary write path (changesets,
+/// counts, extensions and the change log all see the write), storing the payload exactly as
+/// given behind the archiver's format byte.
+struct StoredValueArchiver: Archiver {
+    /// The format byte written in front of the payload.
+    let format: ArchiveFormat
+
+    init(format: ArchiveFormat) {
+        self.format = format
+    }
+
+    func archive(_ value: StoredValue, into bytes: inout [UInt8]) throws {
+        bytes.append(contentsOf: value.payload)
+    }
+
+    func unarchive(_ bytes: UnsafeRawBufferPointer, format: ArchiveFormat) throws -> StoredValue {
+        StoredValue(format: format, payload: [UInt8](bytes))
+    }
+}
+
+extension ReadWriteTransaction {
+    /// Stores `object` and `metadata` (`nil`: none) at (`collection`, `key`) byte for byte.
+    func setStored(_ object: StoredValue, metadata: StoredValue?, forKey key: String, inCollection collection: String) throws {
+        try setObject(
+            object, forKey: key, inCollection: collection, archiver: StoredValueArchiver(format: object.format),
+            metadata: metadata, metadataArchiver: StoredValueArchiver(format: metadata?.format ?? .messagePack))
+    }
+}
