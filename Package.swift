@@ -12,6 +12,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         // Tests only: property-based tests of the ordered tuple key encoding.
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
+        // Documentation only: `swift package generate-documentation` (a command plugin; nothing
+        // of it is linked into any target).
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         // The C library, from the system: Debian's liblmdb-dev (`apt-get install liblmdb-dev`).

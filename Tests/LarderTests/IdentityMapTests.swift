@@ -499,29 +499,8 @@ struct IdentityMapTests {
         #endif
     }
 
-    // MARK: Guide
-
-    @Test func guideExample() throws {
-        try withStore { db, _ in
-            // Documentation/ObjectGraphs.md, "Identity map" (keep in step).
-            let connection = db.newConnection()
-            connection.keepsIdentityMap = true
-
-            try connection.write { try $0.write(Note(id: "n1", text: "Buy milk")) }
-            let note = try connection.read { try $0.read(Note.self, key: "n1") }!
-            let again = try connection.read { try $0.read(Note.self, key: "n1") }!
-            assert(note === again)  // one instance while it is alive
-
-            // Elsewhere, another connection changes it.
-            try db.newConnection().write { try $0.write(Note(id: "n1", text: "Buy oat milk")) }
-
-            // The next load refreshes the instance everyone holds (Note is IdentityRefreshable).
-            let current = try connection.read { try $0.read(Note.self, key: "n1") }!
-            assert(current === note && note.text == "Buy oat milk")
-
-            #expect(current === note && again === note && note.text == "Buy oat milk")
-        }
-    }
+    // The guide's example (Documentation/ObjectGraphs.md, "Identity maps for classes") runs in
+    // Samples/ObjectGraphsSamples.swift.
 }
 
 /// A refreshable class whose refresh misuses the connection that loads it.

@@ -411,32 +411,6 @@ struct PolymorphismTests {
         #endif
     }
 
-    // MARK: The guide's example
-
-    /// The sample of the object-graphs guide's "Several types in one collection" section.
-    @Test func theGuideExample() throws {
-        try withStore { db, _ in
-            let shapes = PolymorphicArchiver<any Shape>(["circle": Circle.self, "square": Square.self])
-            db.register(shapes, forCollection: "shapes")
-
-            let square = Square(id: "s", side: 2)
-            try db.write { txn in
-                try txn.write(Circle(id: "c", radius: 1))          // a concrete type
-                let shape: any Shape = square                       // or the protocol, with the archiver
-                try txn.setObject(shape, forKey: "s", inCollection: "shapes", archiver: shapes)
-                try txn.write(Drawing(id: "d", highlight: PolymorphicRef(square)))
-            }
-            let totalArea = try db.read { txn in
-                var total = 0.0
-                try txn.enumerateObjects(inCollection: "shapes", archiver: shapes) { _, shape, _ in total += shape.area }
-                return total
-            }
-            let highlight = try db.read { txn in
-                try txn.read(Drawing.self, key: "d").flatMap { try txn.resolve($0.highlight) }   // a Square
-            }
-
-            #expect(totalArea == .pi + 4)
-            #expect(highlight as? Square == square)
-        }
-    }
+    // The guide's example (Documentation/ObjectGraphs.md, "Polymorphic collections") runs in
+    // Samples/ObjectGraphsSamples.swift.
 }

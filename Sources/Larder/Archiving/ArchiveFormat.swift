@@ -4,7 +4,9 @@
 /// can move from one format to another value by value. Larder reserves `0x00`–`0x3F`; use
 /// ``custom(_:)`` (`0x40`–`0xFF`) for your own archivers.
 public struct ArchiveFormat: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    /// The byte stored in front of the value.
     public let rawValue: UInt8
+    /// The format with tag `rawValue`, whether or not an archiver reads it.
     public init(rawValue: UInt8) { self.rawValue = rawValue }
 
     /// MessagePack (https://msgpack.org), written by the default Codable archiver.
@@ -21,6 +23,7 @@ public struct ArchiveFormat: RawRepresentable, Hashable, Sendable, CustomStringC
         return ArchiveFormat(rawValue: tag)
     }
 
+    /// The format's name: `messagePack`, `json`, `raw`, or `custom(0x..)` with its tag in hex.
     public var description: String {
         switch self {
         case .messagePack: "messagePack"

@@ -14,12 +14,19 @@ public struct MessagePackArchiver<Value: Codable>: Archiver {
     /// Creates the archiver.
     public init() {}
 
+    /// Values are written as ``ArchiveFormat/messagePack``.
     public var format: ArchiveFormat { .messagePack }
 
+    /// Appends `value` encoded as MessagePack by ``MessagePackEncoder``.
+    /// - Throws: `EncodingError` when `value`'s `encode(to:)` throws or holds a value MessagePack
+    ///   cannot represent (a non-finite `Date`).
     public func archive(_ value: Value, into bytes: inout [UInt8]) throws {
         try encoder.encode(value, into: &bytes)
     }
 
+    /// Decodes a value stored as MessagePack or JSON.
+    /// - Throws: `DecodingError` when the bytes are not a valid `Value`; ``LarderError`` with
+    ///   ``LarderError/Code/unknownFormat`` for any other `format`.
     public func unarchive(_ bytes: UnsafeRawBufferPointer, format: ArchiveFormat) throws -> Value {
         try CodableFormats.decode(Value.self, from: bytes, format: format, messagePack: decoder)
     }
@@ -33,14 +40,20 @@ public struct JSONArchiver<Value: Codable>: Archiver {
     /// Creates the archiver.
     public init() {}
 
+    /// Values are written as ``ArchiveFormat/json``.
     public var format: ArchiveFormat { .json }
 
+    /// Appends `value` as UTF-8 JSON, keys sorted.
+    /// - Throws: `EncodingError` when `value` does not encode as JSON (a non-finite `Double`, say).
     public func archive(_ value: Value, into bytes: inout [UInt8]) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         bytes.append(contentsOf: try encoder.encode(value))
     }
 
+    /// Decodes a value stored as JSON or MessagePack.
+    /// - Throws: `DecodingError` when the bytes are not a valid `Value`; ``LarderError`` with
+    ///   ``LarderError/Code/unknownFormat`` for any other `format`.
     public func unarchive(_ bytes: UnsafeRawBufferPointer, format: ArchiveFormat) throws -> Value {
         try CodableFormats.decode(Value.self, from: bytes, format: format, messagePack: MessagePackDecoder())
     }

@@ -8,8 +8,14 @@ import Foundation
 public struct RawBytesArchiver: Archiver {
     /// Creates the archiver.
     public init() {}
+    /// Values are written as ``ArchiveFormat/raw``.
     public var format: ArchiveFormat { .raw }
+    /// Appends `value`'s bytes unchanged.
+    /// - Throws: nothing; the signature is the protocol's.
     public func archive(_ value: [UInt8], into bytes: inout [UInt8]) throws { bytes.append(contentsOf: value) }
+    /// A copy of the stored bytes.
+    /// - Throws: ``LarderError`` with ``LarderError/Code/unknownFormat`` when the value was stored
+    ///   in another format than ``ArchiveFormat/raw``.
     public func unarchive(_ bytes: UnsafeRawBufferPointer, format: ArchiveFormat) throws -> [UInt8] {
         try RawBytesArchiver.check(format, [UInt8].self)
         return [UInt8](bytes)
@@ -26,8 +32,14 @@ public struct RawBytesArchiver: Archiver {
 public struct RawDataArchiver: Archiver {
     /// Creates the archiver.
     public init() {}
+    /// Values are written as ``ArchiveFormat/raw``.
     public var format: ArchiveFormat { .raw }
+    /// Appends `value`'s bytes unchanged.
+    /// - Throws: nothing; the signature is the protocol's.
     public func archive(_ value: Data, into bytes: inout [UInt8]) throws { bytes.append(contentsOf: value) }
+    /// A copy of the stored bytes as `Data`.
+    /// - Throws: ``LarderError`` with ``LarderError/Code/unknownFormat`` when the value was stored
+    ///   in another format than ``ArchiveFormat/raw``.
     public func unarchive(_ bytes: UnsafeRawBufferPointer, format: ArchiveFormat) throws -> Data {
         try RawBytesArchiver.check(format, Data.self)
         return Data(bytes)

@@ -101,6 +101,8 @@ extension Database {
     ///
     /// Runs in a write transaction that is rolled back: the recomputed state is built in scratch
     /// databases that never reach the disk. It reads every object the extensions read.
+    /// - Throws: ``LarderError`` when the write transaction cannot begin, or when recomputing an
+    ///   extension fails (a damaged stored value or extension state; an item over the key limit).
     public func verifyExtensions() throws -> [ExtensionDifference] {
         try write { txn in
             defer { txn.rollback() }

@@ -140,6 +140,7 @@ public struct ExtensionDifference: Sendable, Equatable, CustomStringConvertible 
     /// What differs.
     public let detail: String
 
+    /// `extension.part: detail`, one line.
     public var description: String { "\(extensionName).\(part): \(detail)" }
 }
 

@@ -36,7 +36,7 @@ extension ReadWriteTransaction {
 extension ReadTransaction {
     /// The value stored under `key`, with the refs inside it carrying their targets, and the refs
     /// inside those carrying theirs, to `depth` levels (0: the value alone, like
-    /// ``read(_:key:)-(T.Type,String)``). Read a loaded target with ``Ref/target``.
+    /// ``read(_:key:)-1nexi``). Read a loaded target with ``Ref/target``.
     ///
     /// ```swift
     /// let document = try txn.load(Document.self, key: "d", depth: 2)

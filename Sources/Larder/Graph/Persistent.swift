@@ -113,6 +113,7 @@ public final class Persistent<Value: Codable & Sendable>: Sendable {
 
     /// Forgets the value: ``value`` is the default again. Bound to a key, the stored value is
     /// removed; bound to a root, the root is (the value it named stays stored).
+    /// - Throws: ``LarderError`` when the write fails (the value is then still stored).
     public func reset() throws {
         _ = try connection.write { txn in
             if let index {

@@ -41,6 +41,7 @@ public struct PolymorphicRef<Base>: Sendable, Hashable, Codable, CustomStringCon
     public var description: String { "PolymorphicRef<\(Base.self)>(\(index))" }
 
     /// Decodes the collection and the key (an array of two strings).
+    /// - Throws: `DecodingError` when the value is not an array of exactly two strings.
     public init(from decoder: any Decoder) throws {
         var container = try decoder.unkeyedContainer()
         let collection = try container.decode(String.self)
@@ -52,6 +53,7 @@ public struct PolymorphicRef<Base>: Sendable, Hashable, Codable, CustomStringCon
     }
 
     /// Encodes the collection and the key (an array of two strings).
+    /// - Throws: what `encoder` throws.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.unkeyedContainer()
         try container.encode(index.collection)

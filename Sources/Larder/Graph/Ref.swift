@@ -41,15 +41,19 @@ public struct Ref<T: Persistable>: Sendable, Hashable, Codable, CustomStringConv
     /// Where the target lives.
     public var index: YapDB.Index { T.index(forKey: key) }
 
+    /// `Ref<Type>(collection/key)`.
     public var description: String { "Ref<\(T.self)>(\(index))" }
 
     /// Two refs are equal when they point at the same key, whether or not they carry the target.
     public static func == (a: Ref, b: Ref) -> Bool { a.key == b.key }
 
+    /// Hashes the key alone, as ``==(_:_:)`` compares it.
     public func hash(into hasher: inout Hasher) { hasher.combine(key) }
 
     /// Decodes the key (a single string). Inside ``ReadTransaction/load(_:key:depth:)`` it also
     /// loads the target, to the depth asked.
+    /// - Throws: `DecodingError` when the value is not a string; inside a load, what reading the
+    ///   target throws (a target that is gone is not an error).
     public init(from decoder: any Decoder) throws {
         key = try decoder.singleValueContainer().decode(String.self)
         carried = try GraphContext.current?.loadTarget(of: T.self, key: key)
@@ -57,6 +61,7 @@ public struct Ref<T: Persistable>: Sendable, Hashable, Codable, CustomStringConv
 
     /// Encodes the key (a single string). Inside ``ReadWriteTransaction/saveAll(_:)`` it also
     /// hands the carried target, if any, to be saved.
+    /// - Throws: what `encoder` throws.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(key)
@@ -95,6 +100,7 @@ extension ReadTransaction {
     }
 
     /// Whether the value `ref` points to is stored.
+    /// - Throws: ``LarderError`` when `ref`'s key is not a valid key (empty, or too long).
     public final func exists<T: Persistable>(_ ref: Ref<T>) throws -> Bool {
         try hasObject(forKey: ref.key, inCollection: T.collection)
     }

@@ -12,6 +12,7 @@ extension ReadWriteTransaction {
     }
 
     /// Removes the root called `name` (not what it names); returns whether there was one.
+    /// - Throws: ``LarderError`` for an invalid name (empty, or too long with the collection).
     @discardableResult
     public func removeRoot(named name: String) throws -> Bool {
         try removeObject(forKey: name, inCollection: Self.rootsCollection)
@@ -25,17 +26,20 @@ extension ReadTransaction {
     public final func root<T: Persistable>(named name: String, as type: T.Type = T.self) throws -> Ref<T>? {
         guard let index = try rootIndex(named: name) else { return nil }
         guard index.collection == T.collection else {
-            throw LarderError(.decodingFailed, "the root \(name) names \(index), not a value of \(T.self) (collection \(T.collection))", operation: "root")
+            throw LarderError(.decodingFailed, "the root \(name) names a value in collection \(index.collection), not a value of \(T.self) (collection \(T.collection))", operation: "root", index: index)
         }
         return Ref(key: index.key)
     }
 
     /// The index the root called `name` names, `nil` when there is no such root.
+    /// - Throws: ``LarderError`` for an invalid name, or with ``LarderError/Code/decodingFailed``
+    ///   when the stored root is not an index.
     public final func rootIndex(named name: String) throws -> YapDB.Index? {
         try object(forKey: name, inCollection: ReadWriteTransaction.rootsCollection, as: YapDB.Index.self)
     }
 
     /// The names of every root, in UTF-8 order.
+    /// - Throws: ``LarderError`` with an LMDB failure.
     public final func rootNames() throws -> [String] {
         try keys(inCollection: ReadWriteTransaction.rootsCollection)
     }

@@ -7,8 +7,8 @@
 /// try await connection.remove(hammer!)
 /// ```
 ///
-/// To read or write several things consistently, use one ``Connection/read(_:)-(ReadTransaction)->R``
-/// or ``Connection/write(_:)-(ReadWriteTransaction)->R`` closure instead.
+/// To read or write several things consistently, use one `connection.read { txn in … }` or
+/// `connection.write { txn in … }` closure instead.
 extension Connection {
     /// The value of type `T` with key `key`, or `nil`.
     /// - Throws: as ``ReadTransaction/object(forKey:inCollection:archiver:)``.

@@ -17,8 +17,11 @@
 public struct LarderError: Error, Sendable, CustomStringConvertible {
     /// What went wrong, as a stable identifier.
     public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+        /// The code's name, the same as the static property's (`"keyTooLong"`).
         public let rawValue: String
+        /// The code named `rawValue`; compare with the static codes below.
         public init(rawValue: String) { self.rawValue = rawValue }
+        /// The code's name.
         public var description: String { rawValue }
 
         /// `collection ‖ 0x00 ‖ key` is longer than LMDB's key limit (511 bytes with Debian's liblmdb).
@@ -114,10 +117,12 @@ public struct LarderError: Error, Sendable, CustomStringConvertible {
         self.underlying = underlying
     }
 
+    /// One line: the code, the message, then each piece of context that is known, in brackets.
     public var description: String {
         var text = "LarderError.\(code): \(message)"
         if let operation { text += " [operation: \(operation)]" }
-        if let index { text += " [index: \(index)]" }
+        // The collection only: keys can be personal data, and descriptions end up in logs.
+        if let index { text += " [collection: \(index.collection)]" }
         if let extensionName { text += " [extension: \(extensionName)]" }
         if let path { text += " [path: \(path)]" }
         if let lmdbCode { text += " [code: \(lmdbCode)]" }

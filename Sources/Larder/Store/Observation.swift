@@ -23,21 +23,27 @@ final class SubscriptionLease: Sendable {
 /// A consumer that falls behind never holds up writers: beyond 64 waiting changesets, the waiting
 /// ones are merged into one that covers them all (see ``Changeset/commits``).
 public struct ChangeStream: AsyncSequence, Sendable {
+    /// Each element is the changeset of one commit, or of several merged.
     public typealias Element = Changeset
+    /// The stream never fails; it ends when its consumer is cancelled.
     public typealias Failure = Never
 
     let lease: SubscriptionLease
 
+    /// The stream's iterator. Make one: the stream has one consumer.
     public func makeAsyncIterator() -> Iterator { Iterator(lease: lease) }
 
     /// Iterates the changesets; `nil` once the consuming task is cancelled.
     public struct Iterator: AsyncIteratorProtocol, Sendable {
         let lease: SubscriptionLease
 
+        /// The next changeset, waiting for a commit if none is pending; `nil` once the consuming
+        /// task is cancelled.
         public mutating func next() async -> Changeset? {
             await lease.subscription.next()
         }
 
+        /// The next changeset, as ``next()`` gives it, without leaving `actor`'s isolation.
         public mutating func next(isolation actor: isolated (any Actor)?) async -> Changeset? {
             await lease.subscription.next()
         }
@@ -49,7 +55,9 @@ public struct ChangeStream: AsyncSequence, Sendable {
 /// is slower than the writes sees the latest value, not every intermediate one. Ends when the
 /// consuming task is cancelled; throws if a read fails.
 public struct ObjectObservation<Value: Sendable>: AsyncSequence, Sendable {
+    /// The object's value, `nil` while there is none.
     public typealias Element = Value?
+    /// A read that failed (a ``LarderError``, or a value that no longer decodes).
     public typealias Failure = any Error
 
     let lease: SubscriptionLease
@@ -69,6 +77,7 @@ public struct ObjectObservation<Value: Sendable>: AsyncSequence, Sendable {
         self.read = read
     }
 
+    /// The sequence's iterator; the first ``Iterator/next()`` returns the current value at once.
     public func makeAsyncIterator() -> Iterator { Iterator(observation: self) }
 
     /// Iterates the values; `nil` once the consuming task is cancelled.
@@ -76,6 +85,10 @@ public struct ObjectObservation<Value: Sendable>: AsyncSequence, Sendable {
         let observation: ObjectObservation
         var seen: UInt64?
 
+        /// The current value the first time; after that, waits for a commit that changes the
+        /// object and returns its new value. `nil` (the end) once the consuming task is cancelled.
+        /// - Throws: ``LarderError`` when the read fails, or the archiver's error when the stored
+        ///   object does not decode as `Value`.
         public mutating func next() async throws -> Value?? {
             if let seen {
                 while let changeset = await observation.lease.subscription.next() {
@@ -113,7 +126,7 @@ extension Database {
     }
 
     /// The object `id` of type `T`, now and after every commit that changes it, read through a
-    /// connection of its own; see ``Connection/observe(_:id:)-(T.Type,_)``.
+    /// connection of its own; see ``Connection/observe(_:id:)-98xuq``.
     public func observe<T: Persistable & Saveable & Sendable>(_ type: T.Type, id: T.ID) -> ObjectObservation<T> {
         newConnection().observe(T.self, id: id)
     }

@@ -145,6 +145,7 @@ extension ReadTransaction {
 
     /// Calls `body` with each key and object of `collection`; see
     /// ``enumerateObjects(inCollection:archiver:range:where:_:)``.
+    /// - Throws: as ``enumerateObjects(inCollection:archiver:range:where:_:)``.
     public final func enumerateObjects<T: Saveable>(
         inCollection collection: String, as type: T.Type = T.self, range: KeyRange = .all, where filter: ((String) -> Bool)? = nil,
         _ body: (_ key: String, _ object: T, _ stop: inout Bool) throws -> Void
@@ -154,6 +155,7 @@ extension ReadTransaction {
 
     /// Calls `body` with each key and object of `collection`; see
     /// ``enumerateObjects(inCollection:archiver:range:where:_:)``.
+    /// - Throws: as ``enumerateObjects(inCollection:archiver:range:where:_:)``.
     @_disfavoredOverload
     public final func enumerateObjects<T: Codable>(
         inCollection collection: String, as type: T.Type = T.self, range: KeyRange = .all, where filter: ((String) -> Bool)? = nil,
@@ -197,6 +199,7 @@ extension ReadTransaction {
 
     /// Calls `body` with every object of type `T` in the collections `collections`; see the
     /// `Codable` form.
+    /// - Throws: as ``enumerateObjects(inCollection:archiver:range:where:_:)``.
     public final func enumerateObjects<T: Saveable>(
         inCollections collections: some Sequence<String>, as type: T.Type = T.self, where filter: ((YapDB.Index) -> Bool)? = nil,
         _ body: (_ index: YapDB.Index, _ object: T, _ stop: inout Bool) throws -> Void
@@ -276,6 +279,7 @@ extension ReadTransaction {
     }
 
     /// Calls `body` with each key, object and metadata of `collection`; see the `Codable` form.
+    /// - Throws: as ``enumerateObjects(inCollection:archiver:range:where:_:)``.
     public final func enumerateRows<T: Saveable, M: Codable>(
         inCollection collection: String, as type: T.Type = T.self, metadata metadataType: M.Type = M.self, range: KeyRange = .all,
         where filter: ((String) -> Bool)? = nil, _ body: (_ key: String, _ object: T, _ metadata: M?, _ stop: inout Bool) throws -> Void

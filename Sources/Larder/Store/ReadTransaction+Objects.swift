@@ -145,7 +145,7 @@ extension ReadTransaction {
     /// The object and metadata at (`collection`, `key`), or `nil` if there is no object.
     ///
     /// Metadata here is any `Codable` type (one that is also ``Saveable`` uses its own archiver);
-    /// read metadata of a type that is only `Saveable` with ``metadata(forKey:inCollection:as:)-(_,_,M.Type)``.
+    /// read metadata of a type that is only `Saveable` with ``metadata(forKey:inCollection:as:)-7zh1u``.
     /// - Throws: as ``object(forKey:inCollection:archiver:)``.
     public final func row<T: Saveable, M: Codable>(forKey key: String, inCollection collection: String, as type: T.Type = T.self, metadata metadataType: M.Type = M.self) throws -> (object: T, metadata: M?)? {
         guard let object = try object(forKey: key, inCollection: collection, as: T.self) else { return nil }

@@ -1,6 +1,6 @@
 /// A read-only view of the store, consistent as of the moment it began.
 ///
-/// You get one inside ``Database/read(_:)-(ReadTransaction)->R`` and, as a
+/// You get one inside ``Database/read(_:)-9an1w`` and, as a
 /// ``ReadWriteTransaction``, inside writes, where every read also sees the writes made so far.
 /// Missing values read as `nil`, never as errors.
 ///
@@ -154,6 +154,7 @@ public class ReadTransaction {
 
     /// The number of keys across all collections.
     /// - Complexity: O(1).
+    /// - Throws: ``LarderError`` with an LMDB failure.
     public final func numberOfKeysInAllCollections() throws -> Int {
         checkActive()
         return try lmdb.count(lmdb.databases.objects)
@@ -161,6 +162,7 @@ public class ReadTransaction {
 
     /// The number of collections that hold at least one key.
     /// - Complexity: O(1), or O(collections) inside a write that changed a collection's count.
+    /// - Throws: ``LarderError`` with an LMDB failure.
     public final func numberOfCollections() throws -> Int {
         checkActive()
         if hasPendingCountChanges { return try collections().count }
@@ -169,6 +171,7 @@ public class ReadTransaction {
 
     /// The names of the collections that hold at least one key, in storage (UTF-8 byte) order.
     /// - Complexity: O(collections).
+    /// - Throws: ``LarderError`` with an LMDB failure.
     public final func collections() throws -> [String] {
         checkActive()
         var names: [String] = []

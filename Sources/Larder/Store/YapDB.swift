@@ -29,10 +29,13 @@ public enum YapDB {
             self.key = key
         }
 
+        /// Whether the collections and the keys have the same UTF-8 bytes, as the store compares
+        /// them (not Swift's canonical equivalence of strings).
         public static func == (lhs: Index, rhs: Index) -> Bool {
             Self.bytesEqual(lhs.key, rhs.key) && Self.bytesEqual(lhs.collection, rhs.collection)
         }
 
+        /// Hashes the UTF-8 bytes of the collection and the key, as ``==(_:_:)`` compares them.
         public func hash(into hasher: inout Hasher) {
             Self.combine(collection, into: &hasher)
             hasher.combine(0 as UInt8)  // a collection has no NUL, so this ends it unambiguously
@@ -67,6 +70,7 @@ public enum YapDB {
             return lhs.key.utf8.lexicographicallyPrecedes(rhs.key.utf8)
         }
 
+        /// `collection/key`.
         public var description: String { "\(collection)/\(key)" }
     }
 }

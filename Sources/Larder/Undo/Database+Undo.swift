@@ -18,7 +18,7 @@ import Foundation
 extension Database {
     /// Runs `body` in a write transaction recorded as one undo step named `name`. A new step drops
     /// the steps that were undone (they can no longer be redone); a write that changes nothing
-    /// records nothing. Inside ``undoGroup(named:_:)-(_,()->R)`` the step joins the group's.
+    /// records nothing. Inside ``undoGroup(named:_:)-2hp4a`` the step joins the group's.
     /// - Throws: what `body` throws (nothing is recorded or committed then), or a ``LarderError``.
     @discardableResult
     public func write<R>(undoable name: String, _ body: (ReadWriteTransaction) throws -> R) throws -> R {
@@ -45,13 +45,15 @@ extension Database {
     ///
     /// A write joins the group's step only while that step is the newest; after an undo in the
     /// middle of a group, the group goes on in a new step.
+    /// - Throws: what `body` throws (the undoable writes that committed before stay in the step).
     public func undoGroup<R>(named name: String, _ body: () throws -> R) rethrows -> R {
         if UndoGroup.current?.environment == ObjectIdentifier(environment) { return try body() }
         return try UndoGroup.$current.withValue(UndoGroup(name: name, environment: ObjectIdentifier(environment)), operation: body)
     }
 
     /// Makes the undoable writes of `body` one undo step, from asynchronous code; see
-    /// ``undoGroup(named:_:)-(_,()->R)``.
+    /// ``undoGroup(named:_:)-2hp4a``.
+    /// - Throws: what `body` throws.
     public func undoGroup<R>(named name: String, _ body: () async throws -> R) async rethrows -> R {
         if UndoGroup.current?.environment == ObjectIdentifier(environment) { return try await body() }
         return try await UndoGroup.$current.withValue(UndoGroup(name: name, environment: ObjectIdentifier(environment)), operation: body)
@@ -83,26 +85,31 @@ extension Database {
     }
 
     /// Whether there is a step to undo.
+    /// - Throws: as ``undoHistory()``.
     public var canUndo: Bool {
         get throws { try !undoHistory().undoable.isEmpty }
     }
 
     /// Whether there is a step to redo.
+    /// - Throws: as ``undoHistory()``.
     public var canRedo: Bool {
         get throws { try !undoHistory().redoable.isEmpty }
     }
 
     /// The name of the step ``undo()`` would revert, `nil` when there is none.
+    /// - Throws: as ``undoHistory()``.
     public var undoName: String? {
         get throws { try undoHistory().undoable.last?.name }
     }
 
     /// The name of the step ``redo()`` would re-apply, `nil` when there is none.
+    /// - Throws: as ``undoHistory()``.
     public var redoName: String? {
         get throws { try undoHistory().redoable.first?.name }
     }
 
     /// Forgets every undo and redo step (the data stays as it is).
+    /// - Throws: ``LarderError`` when the write fails; the steps are then kept.
     public func clearUndoHistory() throws {
         try write { try UndoStack.clear(in: $0.lmdb) }
     }
@@ -110,7 +117,7 @@ extension Database {
 
 extension Connection {
     /// Runs `body` in a write transaction recorded as one undo step named `name`; see
-    /// ``Database/write(undoable:_:)-(_,(ReadWriteTransaction)->R)``.
+    /// ``Database/write(undoable:_:)-92d84``.
     /// - Throws: what `body` throws, or a ``LarderError``.
     @discardableResult
     public func write<R>(undoable name: String, _ body: (ReadWriteTransaction) throws -> R) throws -> R {
@@ -118,7 +125,7 @@ extension Connection {
     }
 
     /// Runs `body` as an undoable write from asynchronous code; see
-    /// ``Database/write(undoable:_:)-(_,@Sendable(ReadWriteTransaction)->R)``.
+    /// ``Database/write(undoable:_:)-3gept``.
     /// - Throws: what `body` throws, or a ``LarderError``.
     @discardableResult
     public func write<R: Sendable>(undoable name: String, _ body: @escaping @Sendable (ReadWriteTransaction) throws -> R) async throws -> R {

@@ -87,7 +87,7 @@ enum UndoStack {
         let numbers = try numbers(in: lmdb)
         if let group, let joined = group.stepNumber, joined == position, numbers.last == joined, var step = try step(joined, in: lmdb) {
             step.merge(entries)
-            step.time = Date().timeIntervalSince1970
+            step.time = Date()
             if step.entries.isEmpty {
                 try delete(joined, in: lmdb)
                 try setPosition(numbers.dropLast().last ?? 0, in: lmdb)
@@ -100,7 +100,7 @@ enum UndoStack {
         guard !entries.isEmpty else { return }
         for number in numbers where number > position { try delete(number, in: lmdb) }
         let number = max(try counter(nextKey, in: lmdb), (numbers.last ?? 0) + 1, 1)
-        try write(StoredUndoStep(name: group?.name ?? name, time: Date().timeIntervalSince1970, entries: entries), number: number, in: lmdb)
+        try write(StoredUndoStep(name: group?.name ?? name, time: Date(), entries: entries), number: number, in: lmdb)
         try setCounter(nextKey, number + 1, in: lmdb)
         try setPosition(number, in: lmdb)
         group?.stepNumber = number
@@ -140,8 +140,8 @@ struct StoredUndoStep: Codable, Equatable {
     }
 
     var name: String
-    /// Seconds since 1970.
-    var time: Double
+    /// When it was recorded (a MessagePack timestamp, like the change log's times).
+    var time: Date
     var entries: [Entry]
 
     /// Adds the changes of a later write: an index already here keeps its image before and takes
@@ -166,7 +166,7 @@ extension UndoStack {
     enum Direction { case undo, redo }
 
     static func publicStep(_ number: UInt64, _ step: StoredUndoStep) -> UndoStep {
-        UndoStep(id: number, name: step.name, time: Date(timeIntervalSince1970: step.time), indexes: step.entries.map(\.index))
+        UndoStep(id: number, name: step.name, time: step.time, indexes: step.entries.map(\.index))
     }
 
     static func history(in lmdb: LMDBTransaction) throws -> UndoHistory {
@@ -205,7 +205,7 @@ extension UndoStack {
             guard current.0 == expectedObject, current.1 == expectedMetadata else {
                 throw LarderError(
                     .undoConflict,
-                    "cannot \(action) “\(step.name)”: \(entry.index) changed since (by a write that was not undoable, or another process); nothing was changed",
+                    "cannot \(action) “\(step.name)”: a value it covers in collection \(entry.collection) changed since (by a write that was not undoable, or another process; the error's index names it); nothing was changed",
                     operation: action, index: entry.index)
             }
         }

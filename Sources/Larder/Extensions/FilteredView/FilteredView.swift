@@ -9,7 +9,7 @@
 /// It depends on its parent: register the parent first; it is updated after the parent in each
 /// write. A new version tag rebuilds only the filter, from the parent's items, without reading
 /// the collections afresh. Reads and change reports are those of views (``ViewReader``,
-/// ``ViewHandle/changes(in:)``).
+/// ``ViewHandle/changes(in:)-(Changeset)``).
 public struct FilteredView<Object: Codable & Sendable, Metadata: Codable & Sendable>: Sendable {
     /// Whether the item at `index` (in `group` of the parent) is in the filtered view.
     public typealias Filter = @Sendable (_ group: String, _ index: YapDB.Index, _ object: Object, _ metadata: Metadata?) -> Bool

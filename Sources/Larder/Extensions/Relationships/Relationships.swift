@@ -151,8 +151,10 @@ private struct EdgesOfType<T: Codable>: TypedEdgeSource {
 /// Rules run inside the write transaction that deletes, through chains and cycles of edges; what
 /// they delete or change appears in that commit's changeset like any other change.
 public struct DeleteRules: OptionSet, Sendable, Hashable {
+    /// The rules as bits, one per rule; this is also how an edge stores them (one byte).
     public let rawValue: UInt8
 
+    /// The rules whose bits are set in `rawValue`.
     public init(rawValue: UInt8) {
         self.rawValue = rawValue
     }
@@ -189,6 +191,7 @@ public struct RelationshipEdge: Sendable, Hashable, CustomStringConvertible {
     /// rather than declared by its source.
     public let isManual: Bool
 
+    /// `source -name-> destination`.
     public var description: String { "\(source) -\(name)-> \(destination)" }
 }
 

@@ -17,6 +17,8 @@ public struct RelationshipsReader {
 
     /// The edges starting at `source`, those named `name` only when given, ordered by name then
     /// destination.
+    /// - Throws: ``LarderError`` with ``LarderError/Code/corruptValue`` when a stored edge is
+    ///   damaged, or with an LMDB failure.
     public func edges(from source: YapDB.Index, named name: String? = nil) throws -> [RelationshipEdge] {
         transaction.checkActive()
         return try runtime.edges(withPrefix: RelationshipsRuntime.prefix(source, named: name), reversed: false, in: transaction.lmdb).map(\.edge)
@@ -24,29 +26,35 @@ public struct RelationshipsReader {
 
     /// The edges pointing at `destination`, those named `name` only when given, ordered by name
     /// then source.
+    /// - Throws: ``LarderError`` with ``LarderError/Code/corruptValue`` when a stored edge is
+    ///   damaged, or with an LMDB failure.
     public func edges(to destination: YapDB.Index, named name: String? = nil) throws -> [RelationshipEdge] {
         transaction.checkActive()
         return try runtime.edges(withPrefix: RelationshipsRuntime.prefix(destination, named: name), reversed: true, in: transaction.lmdb).map(\.edge)
     }
 
     /// How many edges start at `source` (named `name` when given).
+    /// - Throws: as ``edges(from:named:)-(YapDB.Index,_)``.
     public func edgeCount(from source: YapDB.Index, named name: String? = nil) throws -> Int {
         transaction.checkActive()
         return try runtime.edgeCount(withPrefix: RelationshipsRuntime.prefix(source, named: name), reversed: false, in: transaction.lmdb)
     }
 
     /// How many edges point at `destination` (named `name` when given).
+    /// - Throws: as ``edges(to:named:)-(YapDB.Index,_)``.
     public func edgeCount(to destination: YapDB.Index, named name: String? = nil) throws -> Int {
         transaction.checkActive()
         return try runtime.edgeCount(withPrefix: RelationshipsRuntime.prefix(destination, named: name), reversed: true, in: transaction.lmdb)
     }
 
     /// The edges starting at `value`.
+    /// - Throws: as ``edges(from:named:)-(YapDB.Index,_)``.
     public func edges<T: Persistable>(from value: T, named name: String? = nil) throws -> [RelationshipEdge] {
         try edges(from: value.index, named: name)
     }
 
     /// The edges pointing at `value`.
+    /// - Throws: as ``edges(to:named:)-(YapDB.Index,_)``.
     public func edges<T: Persistable>(to value: T, named name: String? = nil) throws -> [RelationshipEdge] {
         try edges(to: value.index, named: name)
     }

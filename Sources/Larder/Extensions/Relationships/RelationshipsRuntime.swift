@@ -179,7 +179,7 @@ final class RelationshipsRuntime: ExtensionRuntime {
             let edge = RelationshipEdge(name: link.name, source: source, destination: link.destination, rules: link.rules, isManual: source != owner)
             let key = Self.forwardKey(edge, owner: owner)
             guard key.count <= txn.maxKeySize, source == owner || Self.ownersKey(owner: owner, forwardKey: key).count <= txn.maxKeySize else {
-                throw LarderError(.keyTooLong, "the edge \(edge) is too long to store: the indexes at both ends and the name together must stay well under \(txn.maxKeySize) bytes", operation: "relationships", index: owner, extensionName: name)
+                throw LarderError(.keyTooLong, "the edge \(edge.name) from collection \(edge.source.collection) to collection \(edge.destination.collection) is too long to store: the indexes at both ends and the name together must stay well under \(txn.maxKeySize) bytes", operation: "relationships", index: owner, extensionName: name)
             }
             // The same edge declared twice is one edge with the rules of both.
             let rules = link.rules.union(wanted[key].map { DeleteRules(rawValue: $0.1[0]) } ?? [])

@@ -98,7 +98,10 @@ public struct IndexQuery: Sendable, Hashable {
 
 /// Ascending or descending order of query results.
 public enum SortOrder: Sendable, Hashable {
-    case ascending, descending
+    /// Smallest columns first (by ``TupleKey`` order), then by collection and key.
+    case ascending
+    /// Largest columns first: the ascending order reversed.
+    case descending
 }
 
 extension ReadTransaction {
@@ -120,6 +123,8 @@ public struct SecondaryIndexReader<Object: Codable & Sendable, Metadata: Codable
     let runtime: SecondaryIndexRuntime<Object, Metadata>
 
     /// Calls `body` with each matching entry's index and columns, in order, until it sets `stop`.
+    /// - Throws: what `body` throws; ``LarderError`` with ``LarderError/Code/corruptValue`` when a
+    ///   stored entry is damaged, or with an LMDB failure.
     public func enumerate(
         matching query: IndexQuery = .all, order: SortOrder = .ascending,
         _ body: (_ index: YapDB.Index, _ columns: TupleKey, _ stop: inout Bool) throws -> Void
@@ -134,6 +139,7 @@ public struct SecondaryIndexReader<Object: Codable & Sendable, Metadata: Codable
     }
 
     /// The indexes of the matching entries, in order, at most `limit`.
+    /// - Throws: ``LarderError`` as ``enumerate(matching:order:_:)``.
     public func indexes(matching query: IndexQuery = .all, order: SortOrder = .ascending, limit: Int? = nil) throws -> [YapDB.Index] {
         var found: [YapDB.Index] = []
         guard limit.map({ $0 > 0 }) ?? true else { return found }
@@ -145,6 +151,8 @@ public struct SecondaryIndexReader<Object: Codable & Sendable, Metadata: Codable
     }
 
     /// The matching objects, decoded, in order, at most `limit`.
+    /// - Throws: ``LarderError`` as ``enumerate(matching:order:_:)``, or with
+    ///   ``LarderError/Code/decodingFailed`` when a stored object does not decode as `Object`.
     public func objects(matching query: IndexQuery = .all, order: SortOrder = .ascending, limit: Int? = nil) throws -> [(index: YapDB.Index, object: Object)] {
         try indexes(matching: query, order: order, limit: limit).compactMap { index in
             try transaction.extensionObject(Object.self, at: index, written: nil).map { (index, $0) }
@@ -152,6 +160,7 @@ public struct SecondaryIndexReader<Object: Codable & Sendable, Metadata: Codable
     }
 
     /// How many entries match.
+    /// - Throws: ``LarderError`` with an LMDB failure.
     public func count(matching query: IndexQuery = .all) throws -> Int {
         var count = 0
         try transaction.lmdb.scan(runtime.parts["entries"], from: query.lower, to: query.upper, reversed: false) { _, _ in

@@ -15,7 +15,7 @@
 /// not in the view.
 ///
 /// Reads (``ViewReader``) cost O(log n) for a position or an item, O(log n + k) for k items, and
-/// O(1) for counts; ``ViewHandle/changes(in:)`` gives each commit's row and section changes.
+/// O(1) for counts; ``ViewHandle/changes(in:)-(Changeset)`` gives each commit's row and section changes.
 public struct View<Object: Codable & Sendable, Metadata: Codable & Sendable>: Sendable {
     /// The group of the object at `index`, or `nil` to leave it out of the view.
     public typealias Grouping = @Sendable (_ index: YapDB.Index, _ object: Object, _ metadata: Metadata?) -> String?

@@ -11,6 +11,7 @@ public struct ViewLocation: Sendable, Hashable, Codable, CustomStringConvertible
         self.position = position
     }
 
+    /// `group[position]`.
     public var description: String { "\(group)[\(position)]" }
 }
 
@@ -33,7 +34,14 @@ public struct ViewChanges: Sendable, Hashable, Codable {
         /// What happened to the item: it appeared, disappeared, changed place (its sort key or
         /// group changed), or changed in place.
         public enum Kind: String, Sendable, Hashable, Codable {
-            case insert, delete, move, update
+            /// The item entered the view: it has a ``RowChange/to`` location only.
+            case insert
+            /// The item left the view: it has a ``RowChange/from`` location only.
+            case delete
+            /// The item changed place (its group or sort key changed): both locations.
+            case move
+            /// The item's object changed but it kept its place: both locations.
+            case update
         }
 
         /// What happened.
@@ -50,7 +58,10 @@ public struct ViewChanges: Sendable, Hashable, Codable {
     public struct SectionChange: Sendable, Hashable, Codable {
         /// Whether the group appeared or disappeared.
         public enum Kind: String, Sendable, Hashable, Codable {
-            case insert, delete
+            /// The group appeared: its first item entered the view.
+            case insert
+            /// The group disappeared: its last item left the view.
+            case delete
         }
 
         /// Whether the group appeared or disappeared.
@@ -91,6 +102,7 @@ extension ViewHandle {
     }
 
     /// The changes of this view in each of `changesets`, in order.
+    /// - Throws: as ``changes(in:)-(Changeset)``.
     public func changes(in changesets: some Sequence<Changeset>) throws -> [ViewChanges] {
         try changesets.flatMap { try changes(in: $0) }
     }

@@ -28,6 +28,9 @@ public struct ViewReader<Object: Codable & Sendable, Metadata: Codable & Sendabl
     // MARK: Groups and counts
 
     /// The groups that hold at least one item, in UTF-8 byte order.
+    /// - Throws: ``LarderError`` with ``LarderError/Code/corrupted`` or
+    ///   ``LarderError/Code/corruptValue`` when the view's stored state is damaged, or with an LMDB
+    ///   failure.
     public func groups() throws -> [String] {
         transaction.checkActive()
         var names: [String] = []
@@ -39,12 +42,18 @@ public struct ViewReader<Object: Codable & Sendable, Metadata: Codable & Sendabl
     }
 
     /// The number of items in `group` (0 for a group the view does not have).
+    /// - Throws: ``LarderError`` with ``LarderError/Code/corrupted`` or
+    ///   ``LarderError/Code/corruptValue`` when the view's stored state is damaged, or with an LMDB
+    ///   failure.
     public func numberOfItems(inGroup group: String) throws -> Int {
         transaction.checkActive()
         return try ListRuntime<Object, Metadata>.count(ofGroupKey: ListRuntime<Object, Metadata>.groupKey(group), in: transaction.lmdb, dbi: runtime.parts["groups"])
     }
 
     /// The number of items in every group.
+    /// - Throws: ``LarderError`` with ``LarderError/Code/corrupted`` or
+    ///   ``LarderError/Code/corruptValue`` when the view's stored state is damaged, or with an LMDB
+    ///   failure.
     public func numberOfItems() throws -> Int {
         transaction.checkActive()
         return try tree.count()
@@ -58,11 +67,17 @@ public struct ViewReader<Object: Codable & Sendable, Metadata: Codable & Sendabl
     }
 
     /// The item at `position` in `group`, `nil` when there is none.
+    /// - Throws: ``LarderError`` with ``LarderError/Code/corrupted`` or
+    ///   ``LarderError/Code/corruptValue`` when the view's stored state is damaged, or with an LMDB
+    ///   failure.
     public func index(at position: Int, inGroup group: String) throws -> YapDB.Index? {
         try indexes(inGroup: group, positions: position..<(position + 1)).first
     }
 
     /// The items at `positions` in `group` (clamped to the group), in order: a page of a list.
+    /// - Throws: ``LarderError`` with ``LarderError/Code/corrupted`` or
+    ///   ``LarderError/Code/corruptValue`` when the view's stored state is damaged, or with an LMDB
+    ///   failure.
     public func indexes(inGroup group: String, positions: Range<Int>) throws -> [YapDB.Index] {
         transaction.checkActive()
         let (start, count) = try span(of: group)
@@ -74,22 +89,34 @@ public struct ViewReader<Object: Codable & Sendable, Metadata: Codable & Sendabl
     }
 
     /// Every item of `group`, in order.
+    /// - Throws: ``LarderError`` with ``LarderError/Code/corrupted`` or
+    ///   ``LarderError/Code/corruptValue`` when the view's stored state is damaged, or with an LMDB
+    ///   failure.
     public func indexes(inGroup group: String) throws -> [YapDB.Index] {
         try indexes(inGroup: group, positions: 0..<Int.max)
     }
 
     /// The first item of `group`.
+    /// - Throws: ``LarderError`` with ``LarderError/Code/corrupted`` or
+    ///   ``LarderError/Code/corruptValue`` when the view's stored state is damaged, or with an LMDB
+    ///   failure.
     public func first(inGroup group: String) throws -> YapDB.Index? {
         try index(at: 0, inGroup: group)
     }
 
     /// The last item of `group`.
+    /// - Throws: ``LarderError`` with ``LarderError/Code/corrupted`` or
+    ///   ``LarderError/Code/corruptValue`` when the view's stored state is damaged, or with an LMDB
+    ///   failure.
     public func last(inGroup group: String) throws -> YapDB.Index? {
         let count = try numberOfItems(inGroup: group)
         return count > 0 ? try index(at: count - 1, inGroup: group) : nil
     }
 
     /// Where `index` is in the view, `nil` when it is not in it.
+    /// - Throws: ``LarderError`` with ``LarderError/Code/corrupted`` or
+    ///   ``LarderError/Code/corruptValue`` when the view's stored state is damaged, or with an LMDB
+    ///   failure.
     public func location(of index: YapDB.Index) throws -> ViewLocation? {
         transaction.checkActive()
         return try runtime.location(of: index, in: transaction.lmdb)
@@ -97,6 +124,7 @@ public struct ViewReader<Object: Codable & Sendable, Metadata: Codable & Sendabl
 
     /// Calls `body` with each item of `group` and its position, forward or backward, from
     /// `positions` (default: all), until it sets `stop`.
+    /// - Throws: what `body` throws; ``LarderError`` as ``indexes(inGroup:positions:)``.
     public func enumerate(
         inGroup group: String, positions: Range<Int>? = nil, reversed: Bool = false,
         _ body: (_ index: YapDB.Index, _ position: Int, _ stop: inout Bool) throws -> Void
@@ -123,12 +151,15 @@ public struct ViewReader<Object: Codable & Sendable, Metadata: Codable & Sendabl
     // MARK: Objects and metadata
 
     /// The object at `position` in `group`.
+    /// - Throws: ``LarderError`` as ``indexes(inGroup:positions:)``, or with
+    ///   ``LarderError/Code/decodingFailed`` when the stored object does not decode as `Object`.
     public func object(at position: Int, inGroup group: String) throws -> Object? {
         guard let index = try index(at: position, inGroup: group) else { return nil }
         return try transaction.extensionObject(Object.self, at: index, written: nil)
     }
 
     /// The objects at `positions` in `group`, in order, with their indexes.
+    /// - Throws: as ``object(at:inGroup:)``.
     public func objects(inGroup group: String, positions: Range<Int> = 0..<Int.max) throws -> [(index: YapDB.Index, object: Object)] {
         try indexes(inGroup: group, positions: positions).compactMap { index in
             try transaction.extensionObject(Object.self, at: index, written: nil).map { (index, $0) }
@@ -136,6 +167,8 @@ public struct ViewReader<Object: Codable & Sendable, Metadata: Codable & Sendabl
     }
 
     /// The metadata at `position` in `group`, read as `M`.
+    /// - Throws: ``LarderError`` as ``indexes(inGroup:positions:)``, or with
+    ///   ``LarderError/Code/decodingFailed`` when the stored metadata does not decode as `M`.
     public func metadata<M: Codable>(at position: Int, inGroup group: String, as type: M.Type = M.self) throws -> M? {
         guard let index = try index(at: position, inGroup: group) else { return nil }
         return try transaction.metadata(forKey: index.key, inCollection: index.collection, archiver: transaction.metadataArchiver(M.self, in: index.collection))
