@@ -63,10 +63,12 @@ enum FuzzTarget: UInt8, CaseIterable {
             }
         case .changeLog:
             try? DecoderEntryPoints.changeLogEntry(bytes)
+            try? DecoderEntryPoints.historyRecord(bytes)
         case .treeNode:
             try? DecoderEntryPoints.treeNode(bytes)
         case .extensionRecord:
             try? DecoderEntryPoints.extensionRecord(bytes)
+            try? DecoderEntryPoints.undoStep(bytes)
         case .framedValue:
             _ = try? DecoderEntryPoints.framedValue(bytes, as: FuzzRecord.self)
             _ = try? DecoderEntryPoints.framedValue(bytes, as: [String: Int].self)

@@ -13,6 +13,19 @@ package enum DecoderEntryPoints {
         _ = try Changeset(logBytes: bytes)
     }
 
+    /// A change log entry as the history reader reads it: the record of one index, without
+    /// decoding the whole entry.
+    package static func historyRecord(_ bytes: UnsafeRawBufferPointer) throws {
+        for metadata in [false, true] {
+            _ = try ChangeLog.record(of: YapDB.Index(collection: "c", key: "k"), metadata: metadata, commit: 1, in: bytes)
+        }
+    }
+
+    /// An undo step (the `larder` database).
+    package static func undoStep(_ bytes: UnsafeRawBufferPointer) throws {
+        _ = try MessagePackDecoder().decode(StoredUndoStep.self, from: bytes)
+    }
+
     /// A node and a header of a view's counted tree.
     package static func treeNode(_ bytes: UnsafeRawBufferPointer) throws {
         _ = try? CountedTreeHeader(decoding: [UInt8](bytes))
