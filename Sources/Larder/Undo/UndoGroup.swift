@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 
 /// Undoable writes made inside ``Database/undoGroup(named:_:)``: they join one step. Found
@@ -8,6 +9,9 @@ final class UndoGroup: Sendable {
 
     /// The name of the step the group makes.
     let name: String
+    /// Written into the group's step, so that a write joins only a step this group made (never
+    /// one that took the same number after a failed commit of the group's).
+    let token = UUID().uuidString
     /// The environment it groups writes of (another store's writes are not grouped).
     let environment: ObjectIdentifier
     /// The step the group's writes have made so far, once there is one.

@@ -85,7 +85,8 @@ enum UndoStack {
     static func record(_ entries: [StoredUndoStep.Entry], name: String, group: UndoGroup?, limit: Int, in lmdb: LMDBTransaction) throws {
         let position = try position(in: lmdb)
         let numbers = try numbers(in: lmdb)
-        if let group, let joined = group.stepNumber, joined == position, numbers.last == joined, var step = try step(joined, in: lmdb) {
+        if let group, let joined = group.stepNumber, joined == position, numbers.last == joined,
+           var step = try step(joined, in: lmdb), step.group == group.token {
             step.merge(entries)
             step.time = Date()
             if step.entries.isEmpty {
@@ -100,7 +101,7 @@ enum UndoStack {
         guard !entries.isEmpty else { return }
         for number in numbers where number > position { try delete(number, in: lmdb) }
         let number = max(try counter(nextKey, in: lmdb), (numbers.last ?? 0) + 1, 1)
-        try write(StoredUndoStep(name: group?.name ?? name, time: Date(), entries: entries), number: number, in: lmdb)
+        try write(StoredUndoStep(name: group?.name ?? name, time: Date(), entries: entries, group: group?.token), number: number, in: lmdb)
         try setCounter(nextKey, number + 1, in: lmdb)
         try setPosition(number, in: lmdb)
         group?.stepNumber = number
@@ -143,6 +144,8 @@ struct StoredUndoStep: Codable, Equatable {
     /// When it was recorded (a MessagePack timestamp, like the change log's times).
     var time: Date
     var entries: [Entry]
+    /// The token of the group that made it, if a group did (see ``UndoGroup``).
+    var group: String? = nil
 
     /// Adds the changes of a later write: an index already here keeps its image before and takes
     /// the later image after. Entries that end where they began are dropped.
