@@ -27,7 +27,7 @@ enum CrashExtensions {
 
 /// Writes commits until killed. Commit n (from what the store holds + 1) adds batch n: `size`
 /// objects `b<n>-<i>` with metadata, removes batch n-3's objects (so views see removals), and sets
-/// `state/last` to n, all in one transaction. After each commit returns it prints `ack <n>` and
+/// `state/last` to n, all in one undoable transaction (undo step "batch n"). After each commit returns it prints `ack <n>` and
 /// flushes, so every printed ack is a commit the store acknowledged.
 func crashWriter(path: String, durability: String, size: Int) -> Never {
     var configuration = Database.Configuration()
@@ -45,7 +45,7 @@ func crashWriter(path: String, durability: String, size: Int) -> Never {
         var next = (try db.read { try $0.object(forKey: "last", inCollection: "state", as: Int.self) } ?? 0) + 1
         while true {
             let batch = next
-            try db.write { txn in
+            try db.write(undoable: "batch \(batch)") { txn in
                 for item in 0..<size {
                     let record = CrashRecord(batch: batch, item: item, payload: String(repeating: "x", count: 20 + (batch * 7 + item) % 200))
                     try txn.setObject(record, forKey: "b\(batch)-\(item)", inCollection: "batches", metadata: batch)

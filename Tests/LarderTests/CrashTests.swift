@@ -102,6 +102,21 @@ struct CrashTests {
             #expect(try txn[ViewHandle<CrashRecord, NoMetadata>(name: "crashView")].numberOfItems() == expected, "\(note)")
         }
         #expect(try db.verifyExtensions().isEmpty, "\(note): the view or index does not match the objects")
+        if last > 0 {
+            // The undo history survived the kill with the store: the last commit's step is the one
+            // to undo, and undoing and redoing it moves the store back and forth by one commit.
+            #expect(try db.undoName == "batch \(last)", "\(note): the undo history does not end with the last commit")
+            try db.undo()
+            try db.read { txn throws in
+                #expect(try (txn.object(forKey: "last", inCollection: "state", as: Int.self) ?? 0) == last - 1, "\(note): undo")
+                #expect(try !txn.hasObject(forKey: "b\(last)-0", inCollection: "batches"), "\(note): undo left the batch")
+                if last > 3 { #expect(try txn.hasObject(forKey: "b\(last - 3)-0", inCollection: "batches"), "\(note): undo did not bring back the removed batch") }
+            }
+            try db.redo()
+            #expect(try db.read { try $0.object(forKey: "last", inCollection: "state", as: Int.self) } == last, "\(note): redo")
+            #expect(try db.verifyExtensions().isEmpty, "\(note): after undo and redo")
+            #expect(try db.checkStructure().problems.isEmpty, "\(note): structure")
+        }
         return checked
     }
 }
