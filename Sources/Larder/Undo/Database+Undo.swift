@@ -87,25 +87,25 @@ extension Database {
     /// Whether there is a step to undo.
     /// - Throws: as ``undoHistory()``.
     public var canUndo: Bool {
-        get throws { try !undoHistory().undoable.isEmpty }
+        get throws { try read { try UndoStack.candidate(.undo, in: $0.lmdb) != nil } }
     }
 
     /// Whether there is a step to redo.
     /// - Throws: as ``undoHistory()``.
     public var canRedo: Bool {
-        get throws { try !undoHistory().redoable.isEmpty }
+        get throws { try read { try UndoStack.candidate(.redo, in: $0.lmdb) != nil } }
     }
 
     /// The name of the step ``undo()`` would revert, `nil` when there is none.
     /// - Throws: as ``undoHistory()``.
     public var undoName: String? {
-        get throws { try undoHistory().undoable.last?.name }
+        get throws { try read { try UndoStack.candidateName(.undo, in: $0.lmdb) } }
     }
 
     /// The name of the step ``redo()`` would re-apply, `nil` when there is none.
     /// - Throws: as ``undoHistory()``.
     public var redoName: String? {
-        get throws { try undoHistory().redoable.first?.name }
+        get throws { try read { try UndoStack.candidateName(.redo, in: $0.lmdb) } }
     }
 
     /// Forgets every undo and redo step (the data stays as it is).

@@ -172,6 +172,22 @@ extension UndoStack {
         UndoStep(id: number, name: step.name, time: step.time, indexes: step.entries.map(\.index))
     }
 
+    /// The number of the step ``apply(direction:in:)`` would undo or redo, `nil` when none;
+    /// reads no step.
+    static func candidate(_ direction: Direction, in lmdb: LMDBTransaction) throws -> UInt64? {
+        let position = try position(in: lmdb)
+        let numbers = try numbers(in: lmdb)
+        switch direction {
+        case .undo: return position > 0 && numbers.contains(position) ? position : nil
+        case .redo: return numbers.first { $0 > position }
+        }
+    }
+
+    /// The name of the step ``apply(direction:in:)`` would undo or redo; decodes that step only.
+    static func candidateName(_ direction: Direction, in lmdb: LMDBTransaction) throws -> String? {
+        try candidate(direction, in: lmdb).flatMap { try step($0, in: lmdb)?.name }
+    }
+
     static func history(in lmdb: LMDBTransaction) throws -> UndoHistory {
         let position = try position(in: lmdb)
         var undoable: [UndoStep] = [], redoable: [UndoStep] = []
@@ -187,18 +203,8 @@ extension UndoStack {
     /// the step left (undo) or found (redo).
     static func apply(direction: Direction, in txn: ReadWriteTransaction) throws -> UndoStep? {
         let lmdb = txn.lmdb
-        let position = try position(in: lmdb)
+        guard let number = try candidate(direction, in: lmdb), let step = try step(number, in: lmdb) else { return nil }
         let numbers = try numbers(in: lmdb)
-        let number: UInt64
-        switch direction {
-        case .undo:
-            guard position > 0, numbers.contains(position) else { return nil }
-            number = position
-        case .redo:
-            guard let next = numbers.first(where: { $0 > position }) else { return nil }
-            number = next
-        }
-        guard let step = try step(number, in: lmdb) else { return nil }
         let action = direction == .undo ? "undo" : "redo"
         for entry in step.entries {
             let (expectedObject, expectedMetadata) = direction == .undo ? (entry.objectAfter, entry.metadataAfter) : (entry.objectBefore, entry.metadataBefore)
