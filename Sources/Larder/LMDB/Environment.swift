@@ -24,11 +24,20 @@ final class Environment: @unchecked Sendable {  // the handle is used under LMDB
     static let formatVersionKey = "format-version"
 
     let handle: OpaquePointer
+    /// The path the store was opened by, for messages.
     let path: String
-    let dataFile: String
+    /// Where the store's files really are.
+    let location: StoreLocation
+    var dataFile: String { location.dataFile }
+    var isSingleFile: Bool { location.isSingleFile }
     let configuration: Database.Configuration
     let identity: FileIdentity
     let maxKeySize: Int
+    /// Whether LMDB opened the store read-only (`MDB_RDONLY`): no write transaction can begin.
+    let isReadOnly: Bool
+    /// Whether the store was opened without its lock file (read-only media, or a lock file this
+    /// process may not write): no reader slot guards this process's snapshots.
+    let isUnlocked: Bool
     private(set) var databases = Databases()
 
     let gate = TransactionGate()
@@ -46,69 +55,145 @@ final class Environment: @unchecked Sendable {  // the handle is used under LMDB
     private var closed = false
     /// Counts map resizes done by this process (for tests and `info`).
     private(set) var resizeCount = 0
+    /// A descriptor of the lock file kept open for the handle's life (see `preallocateLockFile`).
+    private var lockFileDescriptor: Int32 = -1
+    /// This process's claim on the data file (see ``StoreClaim``).
+    private var claim: StoreClaim?
+    /// Commits since stale reader slots were last cleared (counted inside write transactions,
+    /// which LMDB's write lock makes one thread at a time).
+    private var commitsSinceReaderCheck = 0
+    /// How many commits pass between clearings of reader slots left by dead processes: a dead
+    /// reader pins its snapshot, and a long-running writer's file would grow without bound.
+    static let readerCheckInterval = 64
 
-    private init(handle: OpaquePointer, path: String, dataFile: String, identity: FileIdentity,
-                 configuration: Database.Configuration) {
+    private init(handle: OpaquePointer, path: String, location: StoreLocation, identity: FileIdentity,
+                 configuration: Database.Configuration, isReadOnly: Bool, isUnlocked: Bool) {
         self.handle = handle
         self.path = path
-        self.dataFile = dataFile
+        self.location = location
         self.identity = identity
         self.configuration = configuration
+        self.isReadOnly = isReadOnly
+        self.isUnlocked = isUnlocked
         self.maxKeySize = Int(mdb_env_get_maxkeysize(handle))
     }
 
     // MARK: Opening and closing
 
-    /// Opens the environment at `path`; the registry calls this under its lock.
-    static func open(path: String, layout: FileLayout, configuration: Database.Configuration) throws -> Environment {
+    /// Opens the existing store at `location`; the registry calls this under its lock, after
+    /// ``StoreCreation`` has made the store if it had to.
+    static func open(path: String, location: StoreLocation, configuration: Database.Configuration) throws -> Environment {
+        let lockExisted = FileIdentity.exists(location.lockFile)
+        // A failed open must leave what was there as it was: remove the lock file LMDB created.
+        func removeCreatedLockFile() {
+            if !lockExisted { unlink(location.lockFile) }
+        }
+        var unlocked = false
+        var env: OpaquePointer
+        do {
+            do {
+                env = try openHandle(location: location, configuration: configuration, unlocked: false, path: path)
+            } catch let error as LarderError where configuration.readOnly && (error.lmdbCode == EACCES || error.lmdbCode == EROFS) {
+                // The lock file cannot be written here (0400 files, a read-only mount): read
+                // without it, as documented for read-only opens.
+                env = try openHandle(location: location, configuration: configuration, unlocked: true, path: path)
+                unlocked = true
+            }
+        } catch {
+            removeCreatedLockFile()
+            throw error
+        }
+        var lockDescriptor: Int32 = -1
+        if !unlocked {
+            do {
+                lockDescriptor = try preallocateLockFile(location.lockFile, path: path)
+            } catch {
+                mdb_env_close(env)
+                removeCreatedLockFile()
+                throw error
+            }
+            var dead: Int32 = 0
+            mdb_reader_check(env, &dead)
+        }
+        guard let identity = FileIdentity(path: location.dataFile) else {
+            mdb_env_close(env)
+            if lockDescriptor >= 0 { close(lockDescriptor) }
+            throw LarderError(.io, "the data file vanished while it was opened", operation: "open", path: path)
+        }
+        let environment = Environment(handle: env, path: path, location: location, identity: identity, configuration: configuration,
+                                      isReadOnly: configuration.readOnly, isUnlocked: unlocked)
+        environment.lockFileDescriptor = lockDescriptor
+        do {
+            if !unlocked {
+                environment.claim = try StoreClaim.take(dataFile: location.dataFile, lockFile: location.lockFile, path: path)
+            }
+            try environment.checkDataFileLength()
+            try environment.openDatabases()
+        } catch {
+            environment.closeHandle()
+            removeCreatedLockFile()
+            throw error
+        }
+        environment.startSyncTimer()
+        return environment
+    }
+
+    /// Creates and opens an LMDB handle on `location`.
+    private static func openHandle(location: StoreLocation, configuration: Database.Configuration, unlocked: Bool, path: String) throws -> OpaquePointer {
         var env: OpaquePointer?
         try LMDBResult.check(mdb_env_create(&env), "mdb_env_create", path: path)
         guard let env else { throw LarderError(.lmdb, "mdb_env_create returned no handle", path: path) }
         var flags = UInt32(MDB_NOTLS)
-        if layout.singleFile { flags |= UInt32(MDB_NOSUBDIR) }
+        if location.isSingleFile { flags |= UInt32(MDB_NOSUBDIR) }
+        if configuration.readOnly { flags |= UInt32(MDB_RDONLY) }
+        if unlocked { flags |= UInt32(MDB_NOLOCK) }
         switch configuration.durability {
         case .full: break
         case .noMetaSync: flags |= UInt32(MDB_NOMETASYNC)
         case .deferred: flags |= UInt32(MDB_NOSYNC)
         }
-        let lockFile = layout.singleFile ? path + "-lock" : path + "/lock.mdb"
-        let lockExisted = FileIdentity.exists(lockFile)
-        let dataExisted = FileIdentity.exists(layout.dataFile)
-        // A failed open must leave what was there as it was: remove the files LMDB created.
-        func removeCreatedFiles() {
-            if !lockExisted { unlink(lockFile) }
-            if !dataExisted { unlink(layout.dataFile) }
-        }
         do {
             try LMDBResult.check(mdb_env_set_maxreaders(env, UInt32(configuration.maxReaders)), "mdb_env_set_maxreaders", path: path)
             try LMDBResult.check(mdb_env_set_maxdbs(env, 256), "mdb_env_set_maxdbs", path: path)
             try LMDBResult.check(mdb_env_set_mapsize(env, configuration.initialMapSize), "mdb_env_set_mapsize", path: path)
-            try LMDBResult.check(mdb_env_open(env, path, flags, mode_t(configuration.fileMode)), "open", path: path)
+            try LMDBResult.check(mdb_env_open(env, location.lmdbPath, flags, mode_t(configuration.fileMode)), "open", path: path)
         } catch {
             mdb_env_close(env)
-            removeCreatedFiles()
             if error.lmdbCode == ENOTDIR || error.lmdbCode == EISDIR {
                 throw LarderError(.notAStore, "the path is not a Larder store", operation: "open", path: path, lmdbCode: error.lmdbCode)
             }
             throw error
         }
-        var dead: Int32 = 0
-        mdb_reader_check(env, &dead)
-        guard let identity = FileIdentity(path: layout.dataFile) else {
-            mdb_env_close(env)
-            throw LarderError(.io, "the data file vanished while it was opened", operation: "open", path: path)
+        return env
+    }
+
+    /// Gives LMDB's lock file real blocks. LMDB sizes it for every reader slot but leaves it
+    /// sparse, and a reader that takes a slot on a page with no block behind it on a full file
+    /// system stops the process with SIGBUS; allocated now, a full disk is an error here instead.
+    ///
+    /// Returns the descriptor it opened, which must stay open until LMDB's handle is closed:
+    /// closing any descriptor of the lock file would drop the process-owned `fcntl` lock LMDB
+    /// holds on it to show this process is alive, and other processes would then clear this
+    /// process's reader slots as stale. -1 when it opened none.
+    private static func preallocateLockFile(_ lockFile: String, path: String) throws(LarderError) -> Int32 {
+        #if canImport(Glibc)
+        let descriptor = Glibc.open(lockFile, O_RDWR | O_CLOEXEC)
+        #else
+        let descriptor = Darwin.open(lockFile, O_RDWR | O_CLOEXEC)
+        #endif
+        guard descriptor >= 0 else { return -1 }  // not writable here: LMDB itself opened it read-only
+        var info = stat()
+        guard fstat(descriptor, &info) == 0, info.st_size > 0 else { return descriptor }
+        let rc = posix_fallocate(descriptor, 0, info.st_size)
+        if rc == ENOSPC {
+            close(descriptor)  // the caller closes LMDB's handle too: no reader of ours to lose
+            throw LarderError(
+                .diskFull,
+                "the disk is full: LMDB's lock file needs \(info.st_size) bytes for its reader table; free space on the file system, then open again",
+                operation: "open", path: path, lmdbCode: rc)
         }
-        let environment = Environment(handle: env, path: path, dataFile: layout.dataFile, identity: identity, configuration: configuration)
-        do {
-            try environment.checkDataFileLength()
-            try environment.openDatabases()
-        } catch {
-            environment.closeHandle()
-            removeCreatedFiles()
-            throw error
-        }
-        environment.startSyncTimer()
-        return environment
+        // Other failures (a file system without fallocate) leave the file as LMDB made it.
+        return descriptor
     }
 
     /// Refuses a data file shorter than the pages its meta page says it has (a truncated copy):
@@ -129,44 +214,91 @@ final class Environment: @unchecked Sendable {  // the handle is used under LMDB
         }
     }
 
-    /// Opens (creating on a new store) the named databases and checks the format version.
+    /// Opens the named databases and checks the format version, in a read transaction: an open
+    /// never waits for another process's writer, and works on a store it may not write. Only a
+    /// store that lacks a database (an empty LMDB environment, made by another program) takes
+    /// a write transaction, to add what is missing.
     private func openDatabases() throws {
-        try write { txn in
-            var dbi = MDB_dbi()
-            let rc = mdb_dbi_open(txn.handle, "larder", 0, &dbi)
-            if rc == MDB_NOTFOUND {
-                var main = MDB_dbi()
-                try LMDBResult.check(mdb_dbi_open(txn.handle, nil, 0, &main), "open", path: path)
-                var stat = MDB_stat()
-                try LMDBResult.check(mdb_stat(txn.handle, main, &stat), "open", path: path)
-                if stat.ms_entries > 0 {
-                    throw LarderError(.notAStore, "the path holds an LMDB database that is not a Larder store", operation: "open", path: path)
-                }
-                databases.larder = try txn.openDatabase("larder", create: true)
-                var version = Environment.formatVersion.bigEndian
-                try withUnsafeBytes(of: &version) { bytes in
-                    try txn.put(databases.larder, key: Environment.formatVersionKey, value: bytes)
-                }
-            } else {
-                try LMDBResult.check(rc, "open", path: path)
-                databases.larder = dbi
-                guard let stored = try txn.get(dbi, key: Environment.formatVersionKey), stored.count == 4 else {
-                    throw LarderError(.notAStore, "the store has no valid format version", operation: "open", path: path)
-                }
-                let version = stored.loadUnaligned(as: UInt32.self).bigEndian
-                if version > Environment.formatVersion {
-                    throw LarderError(
-                        .newerFormatVersion,
-                        "the store has format version \(version); this Larder reads versions up to \(Environment.formatVersion): upgrade Larder",
-                        operation: "open", path: path)
-                }
-            }
-            databases.objects = try txn.openDatabase("objects", create: true)
-            databases.metadata = try txn.openDatabase("metadata", create: true)
-            databases.collections = try txn.openDatabase("collections", create: true)
-            databases.log = try txn.openDatabase("log", create: true)
-            changeHub.start(at: try ChangeLog.lastCommit(txn))
+        var txn: OpaquePointer?
+        var rc = mdb_txn_begin(handle, nil, UInt32(MDB_RDONLY), &txn)
+        if rc == MDB_MAP_RESIZED {
+            try LMDBResult.check(mdb_env_set_mapsize(handle, 0), "open", path: path)
+            rc = mdb_txn_begin(handle, nil, UInt32(MDB_RDONLY), &txn)
         }
+        try LMDBResult.check(rc, "open", path: path)
+        guard let txn else { throw LarderError(.lmdb, "mdb_txn_begin returned no handle", path: path) }
+        var complete = false
+        do {
+            complete = try openExistingDatabases(LMDBTransaction(handle: txn, environment: self, attempt: nil))
+        } catch {
+            mdb_txn_abort(txn)
+            throw error
+        }
+        // Committing a read transaction keeps the handles it opened for every later transaction.
+        try LMDBResult.check(mdb_txn_commit(txn), "open", path: path)
+        if complete { return }
+        if isReadOnly {
+            throw LarderError(.notAStore, "the path holds an empty LMDB environment, not a Larder store, and a read-only open cannot make it one", operation: "open", path: path)
+        }
+        try write { txn in
+            try createMissingDatabases(txn)
+        }
+    }
+
+    /// Opens the databases of a complete store; returns `false` when some are missing.
+    private func openExistingDatabases(_ txn: LMDBTransaction) throws -> Bool {
+        guard let larder = try txn.openExistingDatabase("larder") else {
+            let main = try txn.openExistingDatabase(nil)
+            if let main, try txn.count(main) > 0 {
+                throw LarderError(.notAStore, "the path holds an LMDB database that is not a Larder store", operation: "open", path: path)
+            }
+            return false
+        }
+        databases.larder = larder
+        try checkFormatVersion(txn)
+        for name in ["objects", "metadata", "collections", "log"] {
+            guard let dbi = try txn.openExistingDatabase(name) else { return false }
+            switch name {
+            case "objects": databases.objects = dbi
+            case "metadata": databases.metadata = dbi
+            case "collections": databases.collections = dbi
+            default: databases.log = dbi
+            }
+        }
+        changeHub.start(at: try ChangeLog.lastCommit(txn))
+        return true
+    }
+
+    private func checkFormatVersion(_ txn: LMDBTransaction) throws {
+        guard let stored = try txn.get(databases.larder, key: Environment.formatVersionKey), stored.count == 4 else {
+            throw LarderError(.notAStore, "the store has no valid format version", operation: "open", path: path)
+        }
+        let version = stored.loadUnaligned(as: UInt32.self).bigEndian
+        if version > Environment.formatVersion {
+            throw LarderError(
+                .newerFormatVersion,
+                "the store has format version \(version); this Larder reads versions up to \(Environment.formatVersion): upgrade Larder",
+                operation: "open", path: path)
+        }
+    }
+
+    /// Adds the databases a store lacks (an empty LMDB environment becomes a store).
+    private func createMissingDatabases(_ txn: LMDBTransaction) throws {
+        if let larder = try txn.openExistingDatabase("larder") {
+            databases.larder = larder
+            try checkFormatVersion(txn)
+        } else {
+            databases.larder = try txn.openDatabase("larder", create: true)
+            var version = Environment.formatVersion.bigEndian
+            try withUnsafeBytes(of: &version) { bytes in
+                try txn.put(databases.larder, key: Environment.formatVersionKey, value: bytes)
+            }
+        }
+        databases.objects = try txn.openDatabase("objects", create: true)
+        databases.metadata = try txn.openDatabase("metadata", create: true)
+        databases.collections = try txn.openDatabase("collections", create: true)
+        databases.log = try txn.openDatabase("log", create: true)
+        changeHub.start(at: try ChangeLog.lastCommit(txn))
     }
 
     private func startSyncTimer() {
@@ -219,6 +351,10 @@ final class Environment: @unchecked Sendable {  // the handle is used under LMDB
             closed = true
             mdb_env_close(handle)
         }
+        if lockFileDescriptor >= 0 { close(lockFileDescriptor) }  // only after LMDB's own
+        lockFileDescriptor = -1
+        claim?.release()
+        claim = nil
     }
 
     // MARK: Read transactions
@@ -330,11 +466,13 @@ final class Environment: @unchecked Sendable {  // the handle is used under LMDB
             let attempt = LMDBTransaction.Attempt()
             let result = Result { try body(LMDBTransaction(handle: txn, environment: self, attempt: attempt)) }
             var commitCode: Int32 = MDB_SUCCESS
+            var readerCheckDue = false
             if attempt.mapFull || attempt.rolledBack {
                 mdb_txn_abort(txn)
             } else if case .failure = result {
                 mdb_txn_abort(txn)
             } else {
+                readerCheckDue = isReaderCheckDue()  // counted under LMDB's write lock
                 commitCode = mdb_txn_commit(txn)
             }
             state.writing.removeLast()
@@ -348,6 +486,7 @@ final class Environment: @unchecked Sendable {  // the handle is used under LMDB
                 continue
             }
             if commitCode != MDB_SUCCESS { throw commitError(commitCode) }
+            if readerCheckDue { clearStaleReaders() }
             return try result.get()
         }
     }
@@ -396,6 +535,9 @@ final class Environment: @unchecked Sendable {  // the handle is used under LMDB
                 "the store's map must grow, but this thread holds another transaction open, so the resize cannot wait for it; end the outer transaction before writing",
                 operation: "grow", path: path)
         }
+        // A dead process's reader pins old pages, so the file fills with pages LMDB may not
+        // reuse: free them before deciding the map must be larger.
+        clearStaleReaders()
         let before = mapUsage().mapSize
         var failure: LarderError?
         _ = gate.exclusively {
@@ -444,8 +586,19 @@ final class Environment: @unchecked Sendable {  // the handle is used under LMDB
     /// Clears reader slots left by processes that died; returns how many were cleared.
     @discardableResult
     func clearStaleReaders() -> Int {
+        guard !isUnlocked else { return 0 }
         var dead: Int32 = 0
         mdb_reader_check(handle, &dead)
         return Int(dead)
+    }
+
+    /// Whether this commit is one of every ``readerCheckInterval`` after which reader slots left
+    /// by dead processes are cleared (it costs one lock probe per reading process), so that a
+    /// long-running writer's file does not grow behind a reader that died inside its transaction.
+    private func isReaderCheckDue() -> Bool {
+        commitsSinceReaderCheck += 1
+        guard commitsSinceReaderCheck >= Environment.readerCheckInterval else { return false }
+        commitsSinceReaderCheck = 0
+        return true
     }
 }

@@ -19,28 +19,47 @@ enum EnvironmentRegistry {
     private static let lock = ConditionLock()
     nonisolated(unsafe) private static var entries: [FileIdentity: Entry] = [:]  // guarded by `lock`
 
-    /// Returns the open environment for `path`, opening it if no `Database` of this process has.
+    /// Returns the open environment for `path`, opening it if no `Database` of this process has,
+    /// and creating the store first if there is none (unless the open is read-only).
     static func acquire(path: String, configuration: Database.Configuration) throws -> Environment {
-        let existingFile = FileIdentity.isRegularFile(path)
-        if existingFile && !configuration.singleFile && FileIdentity.size(path) == 0 {
-            // LMDB would turn an empty file into a store; only do that when asked to.
-            throw LarderError(.notAStore, "the path is an empty file; set Configuration.singleFile to make it a store", operation: "open", path: path)
+        let explicitlySingle = configuration.singleFile
+        let location = try StoreLocation.resolve(path, singleFile: explicitlySingle)
+        let dataExists = FileIdentity.exists(location.dataFile)
+        let dataSize = FileIdentity.size(location.dataFile)
+        var createdDirectory = false
+        if !dataExists || dataSize == 0 {
+            if dataExists && !(location.isSingleFile && explicitlySingle) {
+                throw location.isSingleFile
+                    ? LarderError(.notAStore, "the path is an empty file; set Configuration.singleFile to make it a store", operation: "open", path: path)
+                    : LarderError(.corrupted, "the store's data file is empty (0 bytes): it holds nothing, not even the pages every store begins with; restore it from a backup, or remove it to start a new store", operation: "open", path: path)
+            }
+            if configuration.readOnly {
+                throw LarderError(.notFound, "there is no store at the path, and a read-only open creates none", operation: "open", path: path)
+            }
+            createdDirectory = try StoreCreation.createIfMissing(location, replacingEmptyFile: explicitlySingle, configuration: configuration, path: path)
         }
-        let singleFile = configuration.singleFile || existingFile
-        let createdDirectory = singleFile ? false : try makeDirectory(path, configuration: configuration)
-        let layout = FileLayout(path: path, singleFile: singleFile)
         lock.lock()
         defer { lock.unlock() }
-        if let identity = FileIdentity(path: layout.dataFile), var entry = entries[identity] {
+        if let identity = FileIdentity(path: location.dataFile), var entry = entries[identity] {
+            if entry.environment.isReadOnly && !configuration.readOnly {
+                throw LarderError(
+                    .invalidConfiguration,
+                    "this process has the store open read-only; close those databases before opening it for writing",
+                    operation: "open", path: path)
+            }
             entry.users += 1
             entries[identity] = entry
             return entry.environment
         }
         let environment: Environment
         do {
-            environment = try Environment.open(path: path, layout: layout, configuration: configuration)
+            environment = try Environment.open(path: path, location: location, configuration: configuration)
         } catch {
-            if createdDirectory { rmdir(path) }
+            if createdDirectory {
+                unlink(location.dataFile)
+                unlink(location.lockFile)
+                rmdir(location.lmdbPath)
+            }
             throw error
         }
         entries[environment.identity] = Entry(environment: environment, users: 1)
@@ -66,22 +85,8 @@ enum EnvironmentRegistry {
 
     /// How many `Database`s of this process have the store at `path` open (for tests and tools).
     static func openCount(path: String) -> Int {
-        let layout = FileLayout(path: path, singleFile: FileIdentity.isRegularFile(path))
-        guard let identity = FileIdentity(path: layout.dataFile) else { return 0 }
+        guard let location = try? StoreLocation.resolve(path, singleFile: false),
+              let identity = FileIdentity(path: location.dataFile) else { return 0 }
         return lock.withLock { entries[identity]?.users ?? 0 }
-    }
-
-    /// Creates the store directory if missing; returns whether it did.
-    private static func makeDirectory(_ path: String, configuration: Database.Configuration) throws -> Bool {
-        if FileIdentity.isDirectory(path) { return false }
-        // Directories need the search bit wherever the files are readable.
-        let fileMode = configuration.fileMode
-        let mode = mode_t(fileMode | ((fileMode & 0o444) >> 2))
-        if mkdir(path, mode) != 0 {
-            let code = errno
-            if code == EEXIST { return false }
-            throw LMDBResult.error(code, operation: "open", path: path)
-        }
-        return true
     }
 }

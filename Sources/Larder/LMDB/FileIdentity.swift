@@ -38,15 +38,3 @@ struct FileIdentity: Hashable, Sendable {
         return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
     }
 }
-
-/// Where a store's files are: a directory holding `data.mdb` and `lock.mdb`, or one file with a
-/// `-lock` file beside it.
-struct FileLayout: Sendable {
-    let singleFile: Bool
-    let dataFile: String
-
-    init(path: String, singleFile: Bool) {
-        self.singleFile = singleFile
-        self.dataFile = singleFile ? path : path + "/data.mdb"
-    }
-}

@@ -23,7 +23,7 @@ enum LMDBResult {
             message = "the store's map is full"
         case MDB_READERS_FULL:
             code = .readersFull
-            message = "every reader slot is in use; raise Configuration.maxReaders or end long-lived readers"
+            message = "every reader slot is in use, by live transactions of this and other processes (see readerSlots()); end long-lived readers. The number of slots was fixed by the first process that opened the store: a larger Configuration.maxReaders takes effect only once every process has closed it"
         case MDB_CORRUPTED, MDB_PAGE_NOTFOUND, MDB_PANIC:
             code = .corrupted
             message = "LMDB reports a damaged data file: \(text)"

@@ -57,6 +57,15 @@ struct LMDBTransaction {
         return dbi
     }
 
+    /// Opens the database `name` (`nil`: LMDB's main database) if it exists; never creates.
+    func openExistingDatabase(_ name: String?) throws(LarderError) -> MDB_dbi? {
+        var dbi = MDB_dbi()
+        let rc = mdb_dbi_open(handle, name, 0, &dbi)
+        if rc == MDB_NOTFOUND { return nil }
+        try LMDBResult.check(rc, "openDatabase(\(name ?? "main"))", path: environment.path)
+        return dbi
+    }
+
     @inline(__always)
     private func fail(_ rc: Int32, _ operation: String) -> LarderError {
         if rc == MDB_MAP_FULL { attempt?.mapFull = true }

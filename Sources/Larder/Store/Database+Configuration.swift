@@ -23,8 +23,18 @@ extension Database {
         /// store directory gets the matching search bits (`0o700`).
         public var fileMode: UInt32 = 0o600
         /// Keep the store in one file at `path` (plus `path-lock`) instead of a directory.
-        /// An existing regular file at `path` is always opened this way. Default `false`.
+        /// An existing regular file at `path` is always opened this way, except a file named
+        /// `data.mdb`, which is a directory store's data file and opens that store. Default `false`.
         public var singleFile: Bool = false
+        /// Open the store for reading only (LMDB's `MDB_RDONLY`): nothing is created, and every
+        /// write (and every extension registration) throws ``LarderError/Code/readOnly``. It
+        /// reads stores on read-only media and stores whose files this process may not write.
+        ///
+        /// - Warning: where the lock file cannot be written either (read-only media without one,
+        ///   or a lock file of another user), the store is read without LMDB's reader table: a
+        ///   writer in another process is not told about this process's snapshots and may reuse
+        ///   their pages. Read such a store only while nothing writes it. Default `false`.
+        public var readOnly: Bool = false
         /// How many commits the change log keeps, so that other processes (and connections that
         /// fell behind) can learn exactly what changed. A process that falls further behind
         /// empties its caches and its observers receive a reset (``Changeset/isReset``). At

@@ -183,7 +183,7 @@ extension Database {
                 changeLogEntries: try lmdb.count(lmdb.databases.log),
                 lastCommit: try ChangeLog.lastCommit(lmdb),
                 lastTransactionID: lmdb.id,
-                isSingleFile: environment.dataFile == environment.path,
+                isSingleFile: environment.isSingleFile,
                 dataFile: environment.dataFile)
         }
     }
@@ -265,7 +265,7 @@ extension Database {
     ///   - ``LarderError/Code/lmdb`` for other failures of LMDB.
     ///   Nothing is left at `destination` after a failure (a directory the call created is removed).
     public func copy(to destination: String, compacting: Bool = true) throws {
-        let singleFile = environment.dataFile == environment.path
+        let singleFile = environment.isSingleFile
         var createdDirectory = false
         let target: String
         if singleFile {

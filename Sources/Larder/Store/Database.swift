@@ -178,7 +178,15 @@ public final class Database: Sendable {
         let state: ReadWriteTransaction.State
     }
 
+    /// Refuses a write on a database opened read-only.
+    func checkWritable(_ operation: String = "write") throws(LarderError) {
+        if configuration.readOnly {
+            throw LarderError(.readOnly, "the database was opened read-only (Configuration.readOnly)", operation: operation, path: path)
+        }
+    }
+
     func performWrite<R>(on core: ConnectionCore, _ body: (ReadWriteTransaction) throws -> R) throws -> R {
+        try checkWritable()
         var committed: Committed?
         let result = try environment.write { lmdb in
             committed = nil
@@ -230,6 +238,7 @@ public final class Database: Sendable {
         var outcomes: [(any Error)?] = []
         var committed: Committed?
         do {
+            try checkWritable()
             try environment.write { lmdb in
                 outcomes = []
                 committed = nil

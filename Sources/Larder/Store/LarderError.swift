@@ -81,6 +81,15 @@ public struct LarderError: Error, Sendable, CustomStringConvertible {
         /// recorded (a write that was not undoable, or another process), and applying the step
         /// would overwrite that newer data. Nothing was changed.
         public static let undoConflict = Code(rawValue: "undoConflict")
+        /// There is no store at the path, and the open does not create one (a read-only open,
+        /// ``Database/Configuration/readOnly``).
+        public static let notFound = Code(rawValue: "notFound")
+        /// A write was attempted on a database opened with ``Database/Configuration/readOnly``.
+        public static let readOnly = Code(rawValue: "readOnly")
+        /// Another process has the store open through another name for its data file (a hard
+        /// link), which LMDB would give another lock file: writers through the two names would
+        /// not exclude each other, so the open is refused. Open the store by one path everywhere.
+        public static let lockConflict = Code(rawValue: "lockConflict")
         /// Any other LMDB failure; ``LarderError/lmdbCode`` holds LMDB's return code.
         public static let lmdb = Code(rawValue: "lmdb")
     }
