@@ -37,7 +37,7 @@ struct CommandFailure: Error {
             text += " (collection \(Self.quoted(index.collection)), key \(Self.quoted(index.key)))"
         }
         if let name = error.extensionName { text += " (extension \(name))" }
-        if let path = error.path, [.notAStore, .newerFormatVersion, .permissionDenied, .io].contains(error.code) { text += ": \(path)" }
+        if let path = error.path, [.notAStore, .newerFormatVersion, .permissionDenied, .io, .corrupted, .notFound, .lockConflict].contains(error.code) { text += ": \(path)" }
         if let context { text = context + ": " + text }
         self.init(Self.status(of: error.code), text)
     }
@@ -46,6 +46,8 @@ struct CommandFailure: Error {
         switch code {
         case .notAStore, .newerFormatVersion, .keyTooLong, .emptyKey, .invalidCollection, .invalidExtensionName, .encodingFailed:
             .badInput
+        case .notFound:
+            .notFound
         default:
             .storeError
         }

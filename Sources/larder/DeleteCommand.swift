@@ -20,7 +20,7 @@ struct DeleteCommand: ParsableCommand {
     }
 
     func run() throws {
-        let db = try store.open()
+        let db = try store.open(readOnly: false)
         let missing = try withStoreErrors {
             try db.write { txn -> [String] in
                 if all {

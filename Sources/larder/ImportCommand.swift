@@ -28,7 +28,7 @@ struct ImportCommand: ParsableCommand {
 
     func run() throws {
         let reader = try LineReader(path: input)
-        let db = create ? try StoreArgument.open(store.path, create: true) : try store.open()
+        let db = create ? try StoreArgument.open(store.path, create: true) : try store.open(readOnly: false)
         let progress = ProgressBar("importing")
         var imported = 0
         var transactions = 0

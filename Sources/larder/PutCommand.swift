@@ -35,7 +35,7 @@ struct PutCommand: ParsableCommand {
         }
         let object = StoredValue(format: .messagePack, payload: MessagePackBuilder.bytes(of: try Self.parse(text, what: "value")))
         let metadata = try metadataText.map { StoredValue(format: .messagePack, payload: MessagePackBuilder.bytes(of: try Self.parse(Array($0.utf8), what: "metadata"))) }
-        let db = try store.open()
+        let db = try store.open(readOnly: false)
         try withStoreErrors {
             try db.write { txn in
                 if keepMetadata, try txn.replaceObject(object, forKey: key, inCollection: collection, archiver: StoredValueArchiver(format: object.format)) {

@@ -26,6 +26,9 @@
 //       Opens the store, pins a read snapshot, prints "reading" and sleeps until killed (a reader
 //       that dies inside a read transaction).
 //
+//   larder-test-helper put-many | hold-write | read-as-nobody | many-readers | create-stores
+//       Store locations, locks and opening: see StoreLockCommands.swift.
+//
 //   larder-test-helper grow <path> <megabytes>
 //       Opens the store with a 1 MiB initial map and writes <megabytes> MiB of 64 KiB values
 //       into collection "grown" (keys "g00000"...), 1 MiB per transaction, so the map must
@@ -177,6 +180,19 @@ case "hold-read" where arguments.count == 3:
     } catch {
         fail("hold-read failed: \(error)")
     }
+case "put-many" where arguments.count == 5:
+    guard let count = Int(arguments[4]), count > 0 else { fail("put-many: bad count", status: 2) }
+    putMany(path: arguments[2], prefix: arguments[3], count: count)
+case "hold-write" where arguments.count == 3:
+    holdWrite(path: arguments[2])
+case "read-as-nobody" where arguments.count == 5:
+    readAsNobody(path: arguments[2], collection: arguments[3], key: arguments[4])
+case "many-readers" where arguments.count == 4:
+    guard let count = Int(arguments[3]), count > 0 else { fail("many-readers: bad count", status: 2) }
+    manyReaders(path: arguments[2], count: count)
+case "create-stores" where arguments.count == 4:
+    guard let count = Int(arguments[3]), count > 0 else { fail("create-stores: bad count", status: 2) }
+    createStores(directory: arguments[2], count: count)
 case "crash-writer" where arguments.count == 5:
     guard let size = Int(arguments[4]), size > 0 else { fail("crash-writer: bad batch size", status: 2) }
     crashWriter(path: arguments[2], durability: arguments[3], size: size)

@@ -91,6 +91,9 @@ final class Environment: @unchecked Sendable {  // the handle is used under LMDB
         var unlocked = false
         var env: OpaquePointer
         do {
+            if !configuration.readOnly {
+                try reserveLockFile(location.lockFile, readers: configuration.maxReaders, fileMode: configuration.fileMode, path: path)
+            }
             do {
                 env = try openHandle(location: location, configuration: configuration, unlocked: false, path: path)
             } catch let error as LarderError where configuration.readOnly && (error.lmdbCode == EACCES || error.lmdbCode == EROFS) {
@@ -165,6 +168,44 @@ final class Environment: @unchecked Sendable {  // the handle is used under LMDB
             throw error
         }
         return env
+    }
+
+    /// Gives a lock file blocks before LMDB maps it: LMDB writes the first page of a new lock
+    /// file as soon as it is mapped, which on a full file system is a SIGBUS inside
+    /// `mdb_env_open`. A missing lock file is made at the size LMDB gives `readers` slots (64
+    /// bytes a slot after a 192-byte header in liblmdb 0.9; a wrong guess only changes how much
+    /// the open below must still allocate); an existing one gets blocks for its present size.
+    private static func reserveLockFile(_ lockFile: String, readers: Int, fileMode: UInt32, path: String) throws(LarderError) {
+        #if canImport(Glibc)
+        var descriptor = Glibc.open(lockFile, O_RDWR | O_CLOEXEC)
+        #else
+        var descriptor = Darwin.open(lockFile, O_RDWR | O_CLOEXEC)
+        #endif
+        var created = false
+        if descriptor < 0 && errno == ENOENT {
+            #if canImport(Glibc)
+            descriptor = Glibc.open(lockFile, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, mode_t(fileMode))
+            #else
+            descriptor = Darwin.open(lockFile, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, mode_t(fileMode))
+            #endif
+            created = descriptor >= 0
+        }
+        guard descriptor >= 0 else { return }  // LMDB's own open reports what is wrong
+        // No LMDB handle of this process has the file open yet, so closing this descriptor
+        // drops no lock of LMDB's.
+        defer { close(descriptor) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { return }
+        let size = created ? off_t((readers - 1) * 64 + 192) : info.st_size
+        guard size > 0 else { return }
+        let rc = posix_fallocate(descriptor, 0, size)
+        if rc == ENOSPC {
+            if created { unlink(lockFile) }
+            throw LarderError(
+                .diskFull,
+                "the disk is full: LMDB's lock file needs \(size) bytes for its reader table; free space on the file system, then open again",
+                operation: "open", path: path, lmdbCode: rc)
+        }
     }
 
     /// Gives LMDB's lock file real blocks. LMDB sizes it for every reader slot but leaves it

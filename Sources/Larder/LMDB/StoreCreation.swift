@@ -13,7 +13,9 @@ import Darwin
 /// (named databases, format version, synced), then renamed into place. Creators serialize on an
 /// exclusive `flock` of that directory and look again once they hold it, so two processes
 /// creating the same store at once make it once; leftovers of a creator that died are removed
-/// by the next one.
+/// by the next one. The temporary store is built without a lock file (`MDB_NOLOCK`): no other
+/// process can reach it, and a lock file would be one more thing to leave behind or to fault on
+/// a full disk.
 enum StoreCreation {
     /// The names of the databases every store has (DESIGN.md's layout).
     static let databaseNames = ["larder", "objects", "metadata", "collections", "log"]
@@ -31,10 +33,7 @@ enum StoreCreation {
                 if FileIdentity.exists(location.dataFile) && (size > 0 || !replacingEmptyFile) { return }
                 removeLeftovers(in: location.directory, of: location.dataFileName)
                 let temporary = location.directory + "/." + location.dataFileName + ".creating-\(getpid())"
-                defer {
-                    unlink(temporary)
-                    unlink(temporary + "-lock")
-                }
+                defer { unlink(temporary) }
                 try build(at: temporary, configuration: configuration, path: path)
                 if rename(temporary, location.dataFile) != 0 {
                     throw LMDBResult.error(errno, operation: "create", path: path)
@@ -56,7 +55,8 @@ enum StoreCreation {
         defer { mdb_env_close(env) }
         try LMDBResult.check(mdb_env_set_maxdbs(env, 16), "create", path: path)
         try LMDBResult.check(mdb_env_set_mapsize(env, max(configuration.initialMapSize, 1 << 20)), "create", path: path)
-        try LMDBResult.check(mdb_env_open(env, file, UInt32(MDB_NOSUBDIR | MDB_NOTLS), mode_t(configuration.fileMode)), "create", path: path)
+        // No lock file: the creation lock keeps every other process away from the temporary file.
+        try LMDBResult.check(mdb_env_open(env, file, UInt32(MDB_NOSUBDIR | MDB_NOTLS | MDB_NOLOCK), mode_t(configuration.fileMode)), "create", path: path)
         var txn: OpaquePointer?
         try LMDBResult.check(mdb_txn_begin(env, nil, 0, &txn), "create", path: path)
         guard let txn else { throw LarderError(.lmdb, "mdb_txn_begin returned no handle", path: path) }
