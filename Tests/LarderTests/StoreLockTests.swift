@@ -281,6 +281,25 @@ struct StoreLockTests {
         #expect(error?.code == .permissionDenied)
     }
 
+    /// A store behind a directory the user may not search is a permission problem, which the
+    /// tool used to report as "no store".
+    @Test(.enabled(if: getuid() == 0 && ProcessTestSupport.tool("runuser") != nil, "needs root and runuser"))
+    func theToolTellsAPermissionProblemFromAMissingStore() throws {
+        let larder = try #require(ProcessTestSupport.builtExecutable("larder"))
+        let runuser = try #require(ProcessTestSupport.tool("runuser"))
+        let directory = TemporaryDirectory()
+        chmod(directory.path, 0o755)
+        let closed = directory.file("closed")
+        try FileManager.default.createDirectory(atPath: closed, withIntermediateDirectories: false)
+        do { _ = try Database(path: closed + "/store") }
+        chmod(closed, 0o700)
+        let run = try ProcessTestSupport.run(runuser, ["-u", "nobody", "--", larder, "info", closed + "/store"])
+        #expect(run.status == 5, "\(run.standardError)")
+        #expect(run.standardError.contains("permission denied"))
+        let missing = try ProcessTestSupport.run(runuser, ["-u", "nobody", "--", larder, "info", directory.file("nothing")])
+        #expect(missing.status == 2, "\(missing.standardError)")
+    }
+
     // MARK: The lock file and reader slots
 
     /// LMDB's lock file is sparse; on a full disk a reader taking a slot on a page without a
