@@ -35,6 +35,15 @@ struct PowerLossTests {
         for run in 0..<Self.writerRuns {
             let capture = try PowerCapture.record(durability: durability, commits: Self.commitsPerRun)
             #expect(capture.replayedFileMatches, "\(durability): replaying every logged write does not give the writer's file: the log misses writes")
+            // The writer pauses every seventh commit: `.deferred`'s timer must flush the commit
+            // before the pause (a sync after an acknowledgement, covering every write); nothing
+            // else syncs after a commit has returned.
+            let idleFlushes = capture.log.flushesAfterAcknowledgement
+            if durability == "deferred" {
+                #expect(idleFlushes >= Self.commitsPerRun / 7 - 1, "\(durability): \(idleFlushes) background flushes in \(Self.commitsPerRun / 7) pauses")
+            } else {
+                #expect(idleFlushes == 0, "\(durability)")
+            }
             let states = (0..<Self.statesPerRun).map { _ in
                 capture.log.crashState(base: capture.base, durability: durability, honourSyncs: true, using: &random)
             }
@@ -151,6 +160,23 @@ struct PowerLog {
             default: throw LarderError(.io, "unknown log record \(tag)")
             }
         }
+    }
+
+    /// The syncs that followed an acknowledgement and covered every write before them: the
+    /// flushes of the newest commit after it returned.
+    var flushesAfterAcknowledgement: Int {
+        var count = 0
+        var writes = 0
+        var previous: Record?
+        for record in records {
+            switch record {
+            case .write: writes += 1
+            case .sync(let covered): if covered == writes, case .ack = previous { count += 1 }
+            default: break
+            }
+            previous = record
+        }
+        return count
     }
 
     /// The file after every logged write, over `base`.
