@@ -172,20 +172,7 @@ final class Environment: @unchecked Sendable {  // the handle is used under LMDB
 
     private func startSyncTimer() {
         guard case .deferred(let interval) = configuration.durability else { return }
-        syncTimer = SyncTimer(
-            interval: interval,
-            lastTransaction: { [weak self] in self?.lastTransactionID() ?? -1 },
-            flush: { [weak self] in
-                guard let self else { return nil }
-                var rc = MDB_SUCCESS
-                whileOpen { rc = mdb_env_sync(handle, 1) }
-                guard rc != MDB_SUCCESS else { return nil }
-                let cause = LMDBResult.error(rc, operation: "background sync", path: path)
-                return LarderError(
-                    cause.code,
-                    "a background flush of earlier commits failed, so they may not survive a power loss (\(cause.message))",
-                    operation: "background sync", path: path, lmdbCode: rc)
-            })
+        syncTimer = SyncTimer(interval: interval, environment: self)
     }
 
     /// Throws the first failure of a background flush (``Durability/deferred(interval:)``) not

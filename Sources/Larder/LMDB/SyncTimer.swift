@@ -13,8 +13,8 @@ import Synchronization
 /// write or ``Environment/sync()`` (whichever comes first); see ``takePendingError()``.
 final class SyncTimer: @unchecked Sendable {  // a dispatch source is thread-safe (not marked so); the rest lives in the Mutex
     private struct State {
-        /// The newest transaction id this timer has flushed (or found flushed).
-        var flushedTransaction = -1
+        /// The newest transaction id this timer has flushed.
+        var flushedTransaction: Int?
         /// The first failed flush not yet reported to a caller.
         var pendingError: LarderError?
     }
@@ -22,27 +22,39 @@ final class SyncTimer: @unchecked Sendable {  // a dispatch source is thread-saf
     private let timer: DispatchSourceTimer
     private let state = Mutex(State())
 
-    /// Starts flushing every `interval` (at least every millisecond). `flush` runs on a utility
-    /// queue; it receives the newest transaction id, and returns the error of a failed flush.
-    init(interval: Duration, lastTransaction: @escaping @Sendable () -> Int, flush: @escaping @Sendable () -> LarderError?) {
+    /// Starts flushing `environment` every `interval` (at least every millisecond), on a utility
+    /// queue, until cancelled or until the environment closes.
+    init(interval: Duration, environment: Environment) {
         let parts = interval.components
         let nanoseconds = max(1_000_000, parts.seconds * 1_000_000_000 + parts.attoseconds / 1_000_000_000)
         timer = DispatchSource.makeTimerSource(queue: DispatchQueue.global(qos: .utility))
         timer.schedule(deadline: .now() + .nanoseconds(Int(nanoseconds)), repeating: .nanoseconds(Int(nanoseconds)))
-        timer.setEventHandler { [weak self] in
-            guard let self else { return }
-            let newest = lastTransaction()
-            guard self.state.withLock({ $0.flushedTransaction != newest }) else { return }
-            let failure = flush()
-            self.state.withLock { state in
-                if let failure {
-                    if state.pendingError == nil { state.pendingError = failure }
-                } else {
+        timer.setEventHandler { [weak self, weak environment] in
+            guard let self, let environment else { return }
+            self.flushIfNeeded(environment)
+        }
+        timer.resume()
+    }
+
+    /// Flushes when a commit happened since the last flush. Runs with the environment kept open
+    /// (cancelling the timer does not wait for a running handler, so it may race the close).
+    private func flushIfNeeded(_ environment: Environment) {
+        environment.whileOpen {
+            let newest = environment.lastTransactionID()
+            guard state.withLock({ $0.flushedTransaction != newest }) else { return }
+            let rc = mdb_env_sync(environment.handle, 1)
+            state.withLock { state in
+                if rc == MDB_SUCCESS {
                     state.flushedTransaction = newest
+                } else if state.pendingError == nil {
+                    let cause = LMDBResult.error(rc, operation: "background sync", path: environment.path)
+                    state.pendingError = LarderError(
+                        cause.code,
+                        "a background flush of earlier commits failed, so they may not survive a power loss (\(cause.message))",
+                        operation: "background sync", path: environment.path, lmdbCode: rc)
                 }
             }
         }
-        timer.resume()
     }
 
     /// Returns the first failed background flush not yet reported, and forgets it.
