@@ -1,8 +1,9 @@
 // An LD_PRELOAD shim for the power-loss suite (Tests/LarderTests/PowerLossTests.swift).
 //
-// It records, for one file only (the store's data file), every write and every call that asks the
-// kernel to make writes durable, so that the tests can rebuild the states the file could be in
-// after a power cut at any moment. Built by the tests with `cc -shared -fPIC`; not part of any
+// It records, for one file only (the store's data file), every write (write, pwrite, pwrite64,
+// writev, pwritev, pwritev64, pwritev2) and every call that asks the kernel to make writes
+// durable (fsync, fdatasync, msync, sync_file_range), so that the tests can rebuild the states
+// the file could be in after a power cut at any moment. Built by the tests with `cc -shared -fPIC`; not part of any
 // product.
 //
 // Environment:
@@ -52,6 +53,7 @@ static ssize_t (*real_pwrite64)(int, const void *, size_t, off64_t);
 static ssize_t (*real_writev)(int, const struct iovec *, int);
 static ssize_t (*real_pwritev)(int, const struct iovec *, int, off_t);
 static ssize_t (*real_pwritev64)(int, const struct iovec *, int, off64_t);
+static ssize_t (*real_pwritev2)(int, const struct iovec *, int, off_t, int);
 static int (*real_fsync)(int);
 static int (*real_fdatasync)(int);
 static int (*real_msync)(void *, size_t, int);
@@ -70,6 +72,7 @@ static void resolve(void) {
     real_writev = dlsym(RTLD_NEXT, "writev");
     real_pwritev = dlsym(RTLD_NEXT, "pwritev");
     real_pwritev64 = dlsym(RTLD_NEXT, "pwritev64");
+    real_pwritev2 = dlsym(RTLD_NEXT, "pwritev2");
     real_fsync = dlsym(RTLD_NEXT, "fsync");
     real_fdatasync = dlsym(RTLD_NEXT, "fdatasync");
     real_msync = dlsym(RTLD_NEXT, "msync");
@@ -115,12 +118,18 @@ static void log_count(char tag, uint64_t covered) {
 }
 
 // Logs a completed write of `total` bytes gathered from `iov` at `offset`. Called with `lock` held.
+static void log_write_flags(int fd, off_t offset, const struct iovec *iov, int count, size_t total, int durable);
 static void log_write(int fd, off_t offset, const struct iovec *iov, int count, size_t total) {
+    log_write_flags(fd, offset, iov, count, total, tracked[fd] == 2);
+}
+
+static void log_write_flags(int fd, off_t offset, const struct iovec *iov, int count, size_t total, int durable) {
+    (void)fd;
     size_t size = 1 + 1 + 8 + 4 + total;
     unsigned char *record = malloc(size);
     if (!record) abort();
     record[0] = 'W';
-    record[1] = tracked[fd] == 2 ? 1 : 0;
+    record[1] = durable ? 1 : 0;
     uint64_t position = (uint64_t)offset;
     uint32_t length = (uint32_t)total;
     memcpy(record + 2, &position, 8);
@@ -150,7 +159,7 @@ static void track(int fd, const char *path, int flags) {
     int name(const char *path, int flags, ...) {                                      \
         resolve();                                                                    \
         mode_t mode = 0;                                                              \
-        if (flags & (O_CREAT | O_TMPFILE)) {                                          \
+        if ((flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE) {                  \
             va_list args;                                                             \
             va_start(args, flags);                                                    \
             mode = va_arg(args, mode_t);                                              \
@@ -167,7 +176,7 @@ OPEN_WRAPPER(open64, real_open64)
     int name(int dir, const char *path, int flags, ...) {                             \
         resolve();                                                                    \
         mode_t mode = 0;                                                              \
-        if (flags & (O_CREAT | O_TMPFILE)) {                                          \
+        if ((flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE) {                  \
             va_list args;                                                             \
             va_start(args, flags);                                                    \
             mode = va_arg(args, mode_t);                                              \
@@ -257,6 +266,19 @@ ssize_t pwritev(int fd, const struct iovec *iov, int count, off_t offset) {
 ssize_t pwritev64(int fd, const struct iovec *iov, int count, off64_t offset) {
     resolve();
     return logged_pwritev(real_pwritev64, fd, iov, count, offset);
+}
+
+// pwritev2 with RWF_DSYNC or RWF_SYNC is durable when it returns; an offset of -1 means the
+// file position.
+ssize_t pwritev2(int fd, const struct iovec *iov, int count, off_t offset, int flags) {
+    resolve();
+    if (!is_tracked(fd)) return real_pwritev2(fd, iov, count, offset, flags);
+    pthread_mutex_lock(&lock);
+    off_t position = offset == -1 ? lseek(fd, 0, SEEK_CUR) : offset;
+    ssize_t n = real_pwritev2(fd, iov, count, offset, flags);
+    if (n > 0) log_write_flags(fd, position, iov, count, (size_t)n, tracked[fd] == 2 || (flags & (RWF_DSYNC | RWF_SYNC)));
+    pthread_mutex_unlock(&lock);
+    return n;
 }
 
 // A sync covers the writes that completed before it began: it counts them first, without holding
