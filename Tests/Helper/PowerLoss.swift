@@ -123,20 +123,13 @@ func checkPowerState(path: String, required: Int) throws -> String? {
 
 /// `sync-failure <directory> <trigger>`, under the shim with `LARDER_SHIM_FAIL_SYNC_IF_EXISTS` set
 /// to `<trigger>`: makes background flushes of `.deferred` fail and prints where each failure
-/// surfaced: `write: <code>`, then `write: ok`, then `sync: <code>`, then `sync: ok`.
+/// surfaced: `write: <code> (<message>)`, then `write: ok`, then `sync: <code> (<message>)`, then
+/// `sync: ok`. Each round commits, then makes every flush fail for three intervals; a background
+/// flush that ran before the failures began leaves nothing to fail, so a round whose call
+/// succeeds is tried again, up to five times (a timer that never reports prints `ok`).
 func syncFailure(directory: String, trigger: String) -> Never {
     var configuration = Database.Configuration()
-    configuration.durability = .deferred(interval: .milliseconds(400))
-    func failFlushes(_ db: Database) throws {
-        // The first background flush runs 400 ms after the open; the commit comes first, so
-        // each flush until the trigger goes away has that commit to flush, and fails.
-        try db.write { try $0.setObject(1, forKey: "before", inCollection: "state") }
-        let file = open(trigger, O_WRONLY | O_CREAT, 0o600)
-        guard file >= 0 else { fail("sync-failure: cannot create the trigger") }
-        close(file)
-        usleep(1_000_000)
-        unlink(trigger)
-    }
+    configuration.durability = .deferred(interval: .milliseconds(200))
     func outcome(_ body: () throws -> Void) -> String {
         do {
             try body()
@@ -147,15 +140,27 @@ func syncFailure(directory: String, trigger: String) -> Never {
             return "other \(error)"
         }
     }
+    func afterFailedFlushes(_ db: Database, _ call: () throws -> Void) throws -> String {
+        var result = "ok"
+        for round in 0..<5 where result == "ok" {
+            try db.write { try $0.setObject(round, forKey: "round", inCollection: "state") }
+            let file = open(trigger, O_WRONLY | O_CREAT, 0o600)
+            guard file >= 0 else { fail("sync-failure: cannot create the trigger") }
+            close(file)
+            usleep(600_000)
+            unlink(trigger)
+            result = outcome(call)
+        }
+        return result
+    }
     do {
         let first = try Database(path: directory + "/write", configuration: configuration)
-        try failFlushes(first)
-        printLine("write: " + outcome { try first.write { try $0.setObject(2, forKey: "after", inCollection: "state") } })
-        printLine("write: " + outcome { try first.write { try $0.setObject(3, forKey: "after", inCollection: "state") } })
+        let write = { try first.write { try $0.setObject(1, forKey: "after", inCollection: "state") } }
+        printLine("write: " + (try afterFailedFlushes(first, write)))
+        printLine("write: " + outcome(write))
         let second = try Database(path: directory + "/sync", configuration: configuration)
-        try failFlushes(second)
-        printLine("sync: " + outcome { try second.sync() })
-        printLine("sync: " + outcome { try second.sync() })
+        printLine("sync: " + (try afterFailedFlushes(second, second.sync)))
+        printLine("sync: " + outcome(second.sync))
         exit(0)
     } catch {
         fail("sync-failure: \(error)")
