@@ -27,20 +27,28 @@ struct PowerLossTests {
     static var commitsPerRun: Int { full ? 60 : 30 }
     static var statesPerRun: Int { full ? 500 : 120 }
 
+    /// `LARDER_POWER_SEED`, or a random seed. A seed picks the crash states of a given log; the
+    /// logs themselves differ from run to run (the writer's timing decides where the syncs fall).
+    static func seed() -> UInt64 {
+        ProcessInfo.processInfo.environment["LARDER_POWER_SEED"].flatMap { UInt64($0) } ?? UInt64.random(in: 0...UInt64.max)
+    }
+
     @Test(arguments: ["full", "nometasync", "deferred"])
     func everyCrashStateHoldsTheCommitsItsDurabilityPromises(durability: String) throws {
-        let seed = UInt64.random(in: 0...UInt64.max)
+        let seed = Self.seed()
         var random = SplitMix(seed: seed)
         var tally = PowerTally()
+        var reported = 0  // the first failing states are recorded one by one, then the count
         for run in 0..<Self.writerRuns {
             let capture = try PowerCapture.record(durability: durability, commits: Self.commitsPerRun)
             #expect(capture.replayedFileMatches, "\(durability): replaying every logged write does not give the writer's file: the log misses writes")
-            // The writer pauses every seventh commit: `.deferred`'s timer must flush the commit
-            // before the pause (a sync after an acknowledgement, covering every write); nothing
-            // else syncs after a commit has returned.
+            // The writer pauses every seventh commit for three intervals: `.deferred`'s timer
+            // must flush the commit before a pause (a sync after an acknowledgement, covering
+            // every write); nothing else syncs after a commit has returned. (At least one of the
+            // pauses, not all: a loaded machine may run the timer late.)
             let idleFlushes = capture.log.flushesAfterAcknowledgement
             if durability == "deferred" {
-                #expect(idleFlushes >= Self.commitsPerRun / 7 - 1, "\(durability): \(idleFlushes) background flushes in \(Self.commitsPerRun / 7) pauses")
+                #expect(idleFlushes >= 1, "\(durability): no background flush in \(Self.commitsPerRun / 7) pauses")
             } else {
                 #expect(idleFlushes == 0, "\(durability)")
             }
@@ -49,10 +57,12 @@ struct PowerLossTests {
             }
             let outcomes = try PowerChecker.check(states)
             tally.add(outcomes, states: states)
-            for (index, outcome) in outcomes.enumerated() where outcome != .ok {
+            for (index, outcome) in outcomes.enumerated() where outcome != .ok && reported < 20 {
+                reported += 1
                 Issue.record("\(durability) seed \(seed) run \(run) state \(index) (crash after record \(states[index].crashPoint) of \(capture.log.records.count), commit \(states[index].required) required): \(outcome)")
             }
         }
+        #expect(tally.failed == 0, "\(durability) seed \(seed): \(tally.summary)")
         #expect(tally.states == Self.writerRuns * Self.statesPerRun)
         #expect(tally.required > 0, "no state required any commit: the log holds no completed sync")
         print("power loss, \(durability): \(tally.summary) (seed \(seed))")
@@ -63,7 +73,7 @@ struct PowerLossTests {
     /// against the same promises, must produce damaged states, or the checker proves nothing.
     @Test(arguments: ["full", "deferred"])
     func ignoringSyncsProducesDamagedStates(durability: String) throws {
-        let seed = UInt64.random(in: 0...UInt64.max)
+        let seed = Self.seed()
         var random = SplitMix(seed: seed)
         var tally = PowerTally()
         for _ in 0..<Self.writerRuns {
