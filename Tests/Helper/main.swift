@@ -29,6 +29,12 @@
 //   larder-test-helper put-many | hold-write | read-as-nobody | many-readers | create-stores
 //       Store locations, locks and opening: see StoreLockCommands.swift.
 //
+//   larder-test-helper power-writer <path> <full|nometasync|deferred> <count>
+//   larder-test-helper power-check <state>:<required> ...
+//   larder-test-helper sync-failure <directory> <trigger>
+//   larder-test-helper commit-rate <directory> <rounds> <commits>
+//       The power-loss suite's processes; see PowerLoss.swift.
+//
 //   larder-test-helper grow <path> <megabytes>
 //       Opens the store with a 1 MiB initial map and writes <megabytes> MiB of 64 KiB values
 //       into collection "grown" (keys "g00000"...), 1 MiB per transaction, so the map must
@@ -196,6 +202,16 @@ case "create-stores" where arguments.count == 4:
 case "crash-writer" where arguments.count == 5:
     guard let size = Int(arguments[4]), size > 0 else { fail("crash-writer: bad batch size", status: 2) }
     crashWriter(path: arguments[2], durability: arguments[3], size: size)
+case "power-writer" where arguments.count == 5:
+    guard let count = Int(arguments[4]), count > 0 else { fail("power-writer: bad count", status: 2) }
+    powerWriter(path: arguments[2], durability: arguments[3], count: count)
+case "power-check" where arguments.count >= 3:
+    powerCheck(arguments.dropFirst(2))
+case "sync-failure" where arguments.count == 4:
+    syncFailure(directory: arguments[2], trigger: arguments[3])
+case "commit-rate" where arguments.count == 5:
+    guard let rounds = Int(arguments[3]), rounds > 0, let commits = Int(arguments[4]), commits > 0 else { fail("commit-rate: bad numbers", status: 2) }
+    commitRate(directory: arguments[2], rounds: rounds, commits: commits)
 default:
     fail("unknown command or wrong arguments: \(arguments.dropFirst().joined(separator: " "))", status: 2)
 }

@@ -48,7 +48,7 @@ final class Environment: @unchecked Sendable {  // the handle is used under LMDB
     private let poolLock = ConditionLock()
     private var pool: [OpaquePointer] = []
     private static let poolLimit = 64
-    private var syncTimer: DispatchSourceTimer?
+    private var syncTimer: SyncTimer?
     /// Guards `closed`, so that a timer firing while the environment closes never syncs a
     /// closed handle (cancelling a dispatch timer does not wait for a running handler).
     private let closeLock = ConditionLock()
@@ -152,8 +152,9 @@ final class Environment: @unchecked Sendable {  // the handle is used under LMDB
         if unlocked { flags |= UInt32(MDB_NOLOCK) }
         switch configuration.durability {
         case .full: break
-        case .noMetaSync: flags |= UInt32(MDB_NOMETASYNC)
-        case .deferred: flags |= UInt32(MDB_NOSYNC)
+        // Never MDB_NOSYNC: it lets a meta page reach the disk before the pages it points to (see
+        // Durability.md). `.deferred` is MDB_NOMETASYNC plus a timer that flushes the last meta page.
+        case .noMetaSync, .deferred: flags |= UInt32(MDB_NOMETASYNC)
         }
         do {
             try LMDBResult.check(mdb_env_set_maxreaders(env, UInt32(configuration.maxReaders)), "mdb_env_set_maxreaders", path: path)
@@ -344,22 +345,21 @@ final class Environment: @unchecked Sendable {  // the handle is used under LMDB
 
     private func startSyncTimer() {
         guard case .deferred(let interval) = configuration.durability else { return }
-        let nanoseconds = max(1_000_000, interval.components.seconds * 1_000_000_000 + interval.components.attoseconds / 1_000_000_000)
-        let timer = DispatchSource.makeTimerSource(queue: DispatchQueue.global(qos: .utility))
-        timer.schedule(deadline: .now() + .nanoseconds(Int(nanoseconds)), repeating: .nanoseconds(Int(nanoseconds)))
-        timer.setEventHandler { [weak self] in
-            guard let self else { return }
-            self.closeLock.withLock {
-                if !self.closed { mdb_env_sync(self.handle, 1) }
-            }
-        }
-        timer.resume()
-        syncTimer = timer
+        syncTimer = SyncTimer(interval: interval, environment: self)
     }
 
-    /// Flushes every commit to the disk now.
+    /// Throws the first failure of a background flush (``Durability/deferred(interval:)``) not
+    /// yet reported: the commits it should have flushed may not be on the disk.
+    func throwPendingSyncError() throws(LarderError) {
+        if let failure = syncTimer?.takePendingError() { throw failure }
+    }
+
+    /// Flushes every commit to the disk now; throws a failed background flush not yet reported
+    /// even when this flush succeeds.
     func sync() throws(LarderError) {
-        try LMDBResult.check(mdb_env_sync(handle, 1), "sync", path: path)
+        let rc = mdb_env_sync(handle, 1)
+        try throwPendingSyncError()
+        try LMDBResult.check(rc, "sync", path: path)
     }
 
     /// Runs `body` unless the environment has closed, keeping it open meanwhile (for timers,
@@ -382,7 +382,7 @@ final class Environment: @unchecked Sendable {  // the handle is used under LMDB
         changeHub.stopPolling()
         if let syncTimer {
             syncTimer.cancel()
-            mdb_env_sync(handle, 1)
+            mdb_env_sync(handle, 1)  // nothing is left to report a failure to
         }
         poolLock.withLock {
             for txn in pool { mdb_txn_abort(txn) }
@@ -490,6 +490,7 @@ final class Environment: @unchecked Sendable {  // the handle is used under LMDB
             !state.writing.contains(id),
             "Larder misuse: a write transaction was started inside another write transaction on the same thread. LMDB allows one writer per thread; do the work in the outer transaction."
         )
+        try throwPendingSyncError()
         var attempts = 0
         while true {
             attempts += 1

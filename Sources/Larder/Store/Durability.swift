@@ -1,20 +1,34 @@
-/// How hard a commit works to reach the disk, and what a crash can therefore lose.
+/// How hard a commit works to reach the disk, and what a power loss can therefore take back.
 ///
-/// LMDB never corrupts the store on a crash in any of these modes; they differ in how many of the
-/// most recent commits a power loss or kernel crash can take back. A crash of the process alone
-/// (SIGKILL, a trap) loses nothing in any mode: committed pages are in the kernel's page cache.
+/// The store stays consistent through a power loss or kernel crash in every mode (it opens at
+/// some commit, whole); the modes differ in how many of the most recent acknowledged commits it
+/// may take back. A crash of the process alone (SIGKILL, a trap) loses nothing in any mode:
+/// committed pages are in the kernel's page cache. Measured with simulated power cuts: see
+/// Documentation/Reliability.md.
 public enum Durability: Sendable, Hashable {
-    /// Every commit is flushed to the disk before the write returns (`fsync` of data and meta
-    /// page). A power loss loses no acknowledged commit. The default.
+    /// Every commit is flushed to the disk before the write returns (`fdatasync` of the data
+    /// pages, then the meta page through a synchronous descriptor). A power loss loses no
+    /// acknowledged commit. The default.
     case full
-    /// Data pages are flushed at each commit, the meta page is not (LMDB's `MDB_NOMETASYNC`).
-    /// - Warning: A power loss can take back the last commit before the next one; the store
-    ///   stays consistent (it opens at the previous commit).
+    /// Data pages are flushed at each commit, the meta page is not (LMDB's `MDB_NOMETASYNC`);
+    /// the next commit's flush carries it. About one flush per commit instead of two.
+    /// - Warning: A power loss can take back the last acknowledged commit, for as long as no
+    ///   other commit follows it (the store opens at the commit before).
     case noMetaSync
-    /// Commits do not flush (LMDB's `MDB_NOSYNC`); a background timer flushes every `interval`,
-    /// and the database flushes when it closes or when you call ``Database/sync()``.
-    /// - Warning: A power loss or kernel crash can take back every commit of the last
-    ///   `interval` (plus the time the flush takes); the store stays consistent, at an earlier
-    ///   commit. A process crash loses nothing.
+    /// ``noMetaSync`` plus a background flush: every `interval`, if a commit happened since the
+    /// last flush, the store flushes it, so the newest commit is on the disk at most `interval`
+    /// (plus the time the flush takes) after it returned. The store also flushes when its last
+    /// `Database` closes, and when you call ``Database/sync()``.
+    ///
+    /// A background flush that fails (an I/O error, a full disk) is kept, and the first such
+    /// failure is thrown once, by the next write or ``Database/sync()``, whichever comes first;
+    /// that call does nothing else when it is a write. A failure while the store closes is not
+    /// reported (there is no caller left).
+    ///
+    /// Earlier versions ran this mode on LMDB's `MDB_NOSYNC` (no flush at commit), which does
+    /// not keep the store consistent through a power loss on file systems that reorder writes.
+    /// Now each commit costs one flush, as with ``noMetaSync``.
+    /// - Warning: A power loss can take back the last acknowledged commit if it came less than
+    ///   `interval` before the power cut; never an older one, and never consistency.
     case deferred(interval: Duration)
 }
