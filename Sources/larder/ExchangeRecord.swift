@@ -108,9 +108,19 @@ struct ExchangeRecord {
         }
     }
 
+    /// The stored value a record member describes, refused when `check` would report it (an
+    /// undefined reserved format byte, MessagePack that is not one well-formed value, JSON that
+    /// is not UTF-8), so that an import never stores what its own check rejects.
+    private static func value(_ member: JSONValue, format name: JSONValue?, text: [UInt8]?, name what: String) throws(RecordError) -> StoredValue {
+        let value = try unchecked(member, format: name, text: text, name: what)
+        let problem = value.payload.withUnsafeBytes { StoredValueCheck.problem(tag: value.format.rawValue, payload: $0, what: what) }
+        if let problem { throw RecordError("\(problem.detail) (check would report \(problem.kind))") }
+        return value
+    }
+
     /// The stored value a record member describes: `$bytes` decoded, MessagePack converted from
     /// the JSON, JSON stored as the member's own text.
-    private static func value(_ member: JSONValue, format name: JSONValue?, text: [UInt8]?, name what: String) throws(RecordError) -> StoredValue {
+    private static func unchecked(_ member: JSONValue, format name: JSONValue?, text: [UInt8]?, name what: String) throws(RecordError) -> StoredValue {
         let format: ArchiveFormat
         if let name {
             guard let named = ValueDisplay.format(named: name) else {

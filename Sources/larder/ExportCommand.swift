@@ -22,6 +22,18 @@ struct ExportCommand: ParsableCommand {
         let db = try store.open()
         let progress = ProgressBar("exporting")
         let out = try Output.file(output)
+        do {
+            try export(from: db, to: out, progress: progress)
+        } catch {
+            out.discard()
+            progress.finish()
+            throw error
+        }
+        progress.finish()
+        try out.finish()
+    }
+
+    private func export(from db: Database, to out: Output, progress: ProgressBar) throws {
         try withStoreErrors {
             try db.read { txn in
                 let chosen = collections.isEmpty ? try txn.collections() : collections
@@ -51,8 +63,6 @@ struct ExportCommand: ParsableCommand {
                 }
             }
         }
-        progress.finish()
-        try out.finish()
     }
 
     /// Writes the records of `rows`, reading each one's metadata.
@@ -61,5 +71,6 @@ struct ExportCommand: ParsableCommand {
             let metadata = try txn.storedMetadata(forKey: key, inCollection: collection).map { StoredValue(format: $0.format, payload: $0.bytes) }
             out.write(ExchangeRecord(collection: collection, key: key, object: object, metadata: metadata).line() + [0x0A])
         }
+        try out.checkWrites()
     }
 }

@@ -27,55 +27,74 @@ struct ImportCommand: ParsableCommand {
     }
 
     func run() throws {
+        let tally = Tally()
+        do {
+            try importRecords(into: tally)
+        } catch {
+            let failure = (error as? CommandFailure) ?? (error as? LarderError).map { CommandFailure($0) } ?? CommandFailure(.storeError, "\(error)")
+            throw CommandFailure(failure.status, failure.message + " (" + tally.committed + ")")
+        }
+        if json {
+            sayJSON(.object([
+                JSONMember("records", .integer(Int64(tally.records))),
+                JSONMember("collections", .integer(Int64(tally.collections.count))),
+                JSONMember("transactions", .integer(Int64(tally.transactions))),
+            ]))
+        } else {
+            let (records, collections, transactions) = (tally.records, tally.collections.count, tally.transactions)
+            say("imported \(records) record\(records == 1 ? "" : "s") into \(collections) collection\(collections == 1 ? "" : "s") in \(transactions) transaction\(transactions == 1 ? "" : "s")")
+        }
+    }
+
+    /// What an import has committed so far.
+    final class Tally {
+        var records = 0
+        var transactions = 0
+        var collections = Set<String>()
+
+        /// What an import that stopped leaves in the store: the chunks committed before the
+        /// failure (they stay), never a part of the failed one.
+        var committed: String {
+            guard records > 0 else { return "nothing was imported" }
+            return "\(records) record\(records == 1 ? " was" : "s were") committed before it, in \(transactions) transaction\(transactions == 1 ? "" : "s"), and stay\(records == 1 ? "s" : "") in the store; nothing after \(records == 1 ? "it" : "them") was written"
+        }
+    }
+
+    private func importRecords(into tally: Tally) throws {
         let reader = try LineReader(path: input)
         let db = create ? try StoreArgument.open(store.path, create: true) : try store.open(readOnly: false)
         let progress = ProgressBar("importing")
-        var imported = 0
-        var transactions = 0
-        var collections = Set<String>()
+        defer { progress.finish() }
         var chunk: [(line: Int, record: ExchangeRecord)] = []
         func flush() throws {
-            guard !chunk.isEmpty else { return }
-            try db.write { txn in
-                for (line, record) in chunk {
-                    do {
-                        try txn.setStored(record.object, metadata: record.metadata, forKey: record.key, inCollection: record.collection)
-                    } catch let error as LarderError {
-                        throw CommandFailure(error, context: "line \(line)")
+            guard let first = chunk.first?.line, let last = chunk.last?.line else { return }
+            try withStoreErrors(context: first == last ? "line \(first)" : "lines \(first)–\(last)") {
+                try db.write { txn in
+                    for (line, record) in chunk {
+                        do {
+                            try txn.setStored(record.object, metadata: record.metadata, forKey: record.key, inCollection: record.collection)
+                        } catch let error as LarderError {
+                            throw CommandFailure(error, context: "line \(line)")
+                        }
                     }
                 }
             }
-            imported += chunk.count
-            transactions += 1
-            for entry in chunk { collections.insert(entry.record.collection) }
+            tally.records += chunk.count
+            tally.transactions += 1
+            for entry in chunk { tally.collections.insert(entry.record.collection) }
             chunk.removeAll(keepingCapacity: true)
-            progress.update(reader.bytesRead, of: reader.size, detail: "\(imported) records")
+            progress.update(reader.bytesRead, of: reader.size, detail: "\(tally.records) records")
         }
-        do {
-            while let (number, line) = try reader.next() {
-                if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
-                do {
-                    chunk.append((number, try ExchangeRecord(line: line)))
-                } catch {
-                    throw CommandFailure(.badInput, "line \(number): \(error.message)" + (imported > 0 ? " (\(imported) records before it were imported)" : ""))
-                }
-                if chunk.count >= chunkSize { try withStoreErrors { try flush() } }
+        while let (number, line) = try reader.next() {
+            if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
+            do {
+                chunk.append((number, try ExchangeRecord(line: line)))
+            } catch {
+                throw CommandFailure(.badInput, "line \(number): \(error.message)")
             }
-            try withStoreErrors { try flush() }
-        } catch {
-            progress.finish()
-            throw error
+            if chunk.count >= chunkSize { try flush() }
         }
-        progress.finish()
-        if json {
-            sayJSON(.object([
-                JSONMember("records", .integer(Int64(imported))),
-                JSONMember("collections", .integer(Int64(collections.count))),
-                JSONMember("transactions", .integer(Int64(transactions))),
-            ]))
-        } else {
-            say("imported \(imported) record\(imported == 1 ? "" : "s") into \(collections.count) collection\(collections.count == 1 ? "" : "s") in \(transactions) transaction\(transactions == 1 ? "" : "s")")
-        }
+        try flush()
     }
 }
 

@@ -1,6 +1,6 @@
 /// Parses JSON text (RFC 8259) into a ``JSONValue``: one value, surrounded by whitespace at
-/// most. Strict: no comments, no trailing commas, no non-finite numbers, no lone surrogates, and
-/// the text must be UTF-8. Nesting is limited to ``maximumDepth`` levels.
+/// most. Strict: no comments, no trailing commas, no non-finite numbers, no lone surrogates, no
+/// member name twice in one object, and the text must be UTF-8. Nesting is limited to ``maximumDepth`` levels.
 ///
 /// It also records where the value of each member of a top-level object lies in the text
 /// (``memberSpans``), so that `import` can store a JSON-format value exactly as it was written.
@@ -79,6 +79,7 @@ struct JSONParser {
         let topLevel = depth == 1
         position += 1
         var members: [JSONMember] = []
+        var names = Set<String>()
         skipWhitespace()
         if position < bytes.count, bytes[position] == UInt8(ascii: "}") {
             position += 1
@@ -87,7 +88,13 @@ struct JSONParser {
         while true {
             skipWhitespace()
             guard position < bytes.count, bytes[position] == UInt8(ascii: "\"") else { throw fail("expected a member name in quotes") }
+            let nameStart = position
             let key = try parseString()
+            // RFC 8259 leaves repeated names to the reader; Larder refuses them, as one of the
+            // values would otherwise be lost without a word.
+            guard names.insert(key).inserted else {
+                throw JSONParseError(offset: nameStart, reason: "the member name \(CommandFailure.quoted(key)) appears twice in one object")
+            }
             skipWhitespace()
             guard position < bytes.count, bytes[position] == UInt8(ascii: ":") else { throw fail("expected ':' after a member name") }
             position += 1

@@ -24,6 +24,7 @@ struct LarderCommand: ParsableCommand {
     /// and a status from ``ExitStatus`` (never a crash or a backtrace).
     static func main() {
         do {
+            try checkArgumentsAreUTF8()
             var command = try parseAsRoot()
             try command.run()
             try Output.standard.finish()
@@ -31,6 +32,19 @@ struct LarderCommand: ParsableCommand {
             finish(with: error)
         }
         Foundation.exit(ExitStatus.ok.rawValue)
+    }
+
+    /// Refuses an argument that is not UTF-8. `CommandLine.arguments` repairs such bytes into
+    /// U+FFFD, so two distinct keys (or collections, paths, values) would silently become one:
+    /// the raw `argv` bytes are checked before anything is parsed.
+    private static func checkArgumentsAreUTF8() throws {
+        let argv = CommandLine.unsafeArgv
+        for position in 1..<Int(CommandLine.argc) {
+            guard let pointer = argv[position] else { continue }
+            if String(validatingCString: pointer) == nil {
+                throw CommandFailure(.badInput, "argument \(position) (\(CommandFailure.quoted(String(cString: pointer)))) is not UTF-8; larder takes collections, keys, values and paths as UTF-8 text only (other bytes would be replaced and distinct names would collide)")
+            }
+        }
     }
 
     private static func finish(with error: any Error) -> Never {

@@ -5,29 +5,66 @@ import Foundation
 /// so that everything goes through one buffer, in order.
 final class Output: @unchecked Sendable {  // used by the tool's one thread only
     private let file: UnsafeMutablePointer<FILE>
-    private let ownsFile: Bool
     private let name: String
+    /// For a file: where it is written until ``finish()`` renames it to `name`.
+    private let temporaryPath: String?
 
     /// Standard output (a stream of its own on descriptor 1, flushed by `exit`).
-    static let standard = Output(file: fdopen(1, "w"), ownsFile: false, name: "standard output")
+    static let standard = Output(file: fdopen(1, "w"), name: "standard output", temporaryPath: nil)
 
-    private init(file: UnsafeMutablePointer<FILE>, ownsFile: Bool, name: String) {
+    private init(file: UnsafeMutablePointer<FILE>, name: String, temporaryPath: String?) {
         self.file = file
-        self.ownsFile = ownsFile
         self.name = name
+        self.temporaryPath = temporaryPath
     }
 
-    /// A new file at `path` (replaced if it exists), or standard output for `nil` or `-`.
+    /// A new file at `path`, or standard output for `nil` or `-`.
+    ///
+    /// The file is written the way `backup` writes a copy: under a temporary name in the same
+    /// directory, created with `O_EXCL | O_NOFOLLOW` and owner-only permissions (0600, whatever the
+    /// umask), and only ``finish()`` flushes it to disk and renames it to `path`, so a failure
+    /// leaves no partial file and an existing file at `path` as it was. A symbolic link at `path`
+    /// is refused rather than followed (or replaced), and so is anything but a regular file.
     static func file(_ path: String?) throws -> Output {
         guard let path, path != "-" else { return standard }
-        guard let file = fopen(path, "wb") else {
+        var status = stat()
+        if lstat(path, &status) == 0 {
+            switch status.st_mode & S_IFMT {
+            case S_IFLNK:
+                throw CommandFailure(.badInput, "\(path) is a symbolic link; export does not write through links: give the file it points to, or remove the link")
+            case S_IFREG:
+                break
+            default:
+                throw CommandFailure(.badInput, "\(path) exists and is not a regular file")
+            }
+        }
+        let slash = path.lastIndex(of: "/")
+        let directory = slash.map { String(path[...$0]) } ?? ""
+        let base = slash.map { String(path[path.index(after: $0)...]) } ?? path
+        var random = SystemRandomNumberGenerator()
+        let temporary = directory + "." + base + ".partial-\(getpid())-\(String(random.next() & 0xFFFF_FFFF, radix: 16))"
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
             throw CommandFailure(.storeError, "cannot write \(path): \(String(cString: strerror(errno)))")
         }
-        return Output(file: file, ownsFile: true, name: path)
+        fchmod(descriptor, 0o600)  // open's mode passes through the umask; this keeps it owner-only
+        guard let file = fdopen(descriptor, "wb") else {
+            let code = errno
+            close(descriptor)
+            unlink(temporary)
+            throw CommandFailure(.storeError, "cannot write \(path): \(String(cString: strerror(code)))")
+        }
+        return Output(file: file, name: path, temporaryPath: temporary)
     }
 
     func write(_ bytes: [UInt8]) {
         _ = bytes.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, file) }
+    }
+
+    /// Throws if a write has failed so far (a full disk, say), so that a long output stops at
+    /// once instead of at ``finish()``.
+    func checkWrites() throws {
+        if ferror(file) != 0 { throw CommandFailure(.storeError, "cannot write \(name): \(String(cString: strerror(errno)))") }
     }
 
     func write(_ text: String) {
@@ -39,12 +76,44 @@ final class Output: @unchecked Sendable {  // used by the tool's one thread only
         write(Array(text.utf8) + [0x0A])
     }
 
-    /// Flushes (and closes a file); reports a failed write.
+    /// Flushes standard output; for a file, flushes it to disk, renames it to its path and
+    /// flushes the directory. Reports a failed write, after removing the temporary file.
     func finish() throws {
-        let failed = fflush(file) != 0 || ferror(file) != 0
-        let code = errno
-        if ownsFile { fclose(file) }
-        if failed { throw CommandFailure(.storeError, "cannot write \(name): \(String(cString: strerror(code)))") }
+        guard let temporaryPath else {
+            let failed = fflush(file) != 0 || ferror(file) != 0
+            let code = errno
+            if failed { throw CommandFailure(.storeError, "cannot write \(name): \(String(cString: strerror(code)))") }
+            return
+        }
+        var failed = fflush(file) != 0 || ferror(file) != 0 || fsync(fileno(file)) != 0
+        var code = errno
+        if fclose(file) != 0 && !failed {
+            failed = true
+            code = errno
+        }
+        if !failed && rename(temporaryPath, name) != 0 {
+            failed = true
+            code = errno
+        }
+        if failed {
+            unlink(temporaryPath)
+            throw CommandFailure(.storeError, "cannot write \(name): \(String(cString: strerror(code))) (nothing was written there)")
+        }
+        let slash = name.lastIndex(of: "/")
+        let directory = slash.map { $0 == name.startIndex ? "/" : String(name[..<$0]) } ?? "."
+        let directoryDescriptor = open(directory, O_RDONLY | O_CLOEXEC)
+        if directoryDescriptor >= 0 {
+            fsync(directoryDescriptor)
+            close(directoryDescriptor)
+        }
+    }
+
+    /// Closes a file without naming it and removes what was written (after a failure);
+    /// does nothing for standard output.
+    func discard() {
+        guard let temporaryPath else { return }
+        fclose(file)
+        unlink(temporaryPath)
     }
 }
 

@@ -253,7 +253,7 @@ import Darwin
             try txn.setObject(garbage.bytes, forKey: "value", inCollection: "damaged", archiver: VerbatimArchiver(format: format),
                               metadata: garbage.bytes, metadataArchiver: VerbatimArchiver(format: format))
             try txn.setObject(Sample(name: "healthy", values: [1]), forKey: "zhealthy", inCollection: "damaged")
-        }) { db, _ in
+        }, leavesDamage: true) { db, _ in
             try db.read { txn throws in
                 // What was written is what is stored, framing byte first.
                 let stored = try #require(try txn.storedObject(forKey: "value", inCollection: "damaged"))
@@ -581,10 +581,11 @@ private let sentinelInfo = SampleInfo(note: "sentinel metadata")
 /// what `seed` writes; `body` runs, and the store must then be exactly as it was before `body`.
 private func withSeededStore(
     seed: (ReadWriteTransaction) throws -> Void = { _ in },
+    leavesDamage: Bool = false,
     sourceLocation: SourceLocation = #_sourceLocation,
     _ body: (Database, TemporaryDirectory) throws -> Void
 ) throws {
-    try withStore { db, directory in
+    try withStore(leavesDamage: leavesDamage) { db, directory in
         try db.write { txn throws in
             try txn.setObject(sentinel, forKey: "sentinel", inCollection: "items", metadata: sentinelInfo)
             try txn.setObject(Sample(name: "other", values: []), forKey: "other", inCollection: "items")

@@ -131,7 +131,7 @@ struct MaintenanceTests {
     }
 
     @Test func damageIsReportedByKind() throws {
-        try withStore { db, _ in
+        try withStore(leavesDamage: true) { db, _ in
             try db.write { txn in
                 for i in 0..<3 { try txn.setObject(i, forKey: "k\(i)", inCollection: "c", metadata: "m\(i)") }
             }
@@ -161,7 +161,7 @@ struct MaintenanceTests {
     }
 
     @Test func changeLogInconsistenciesAreReported() throws {
-        try withStore { db, _ in
+        try withStore(leavesDamage: true) { db, _ in
             for i in 0..<3 { try db.write { try $0.setObject(i, forKey: "k", inCollection: "c") } }
             var two = UInt64(2).bigEndian
             try plant(db, in: \.log, key: withUnsafeBytes(of: &two) { Array($0) }, value: [0xc1])      // undecodable entry
@@ -178,7 +178,7 @@ struct MaintenanceTests {
     }
 
     @Test func aBadExtensionRecordAndFormatVersionAreReported() throws {
-        try withStore { db, _ in
+        try withStore(leavesDamage: true) { db, _ in
             try plant(db, in: \.larder, key: Array((ExtensionRecord.keyPrefix + "broken").utf8), value: [0x01])
             try plant(db, in: \.larder, key: Array(Environment.formatVersionKey.utf8), value: [0, 0, 0, 0])
             let kinds = try db.checkStructure().problems.map(\.kind)
@@ -255,15 +255,22 @@ struct MaintenanceTests {
             try db.write { txn in for i in 0..<500 { try txn.setObject(Item(name: "i\(i)", price: 1), forKey: "k\(i)", inCollection: "items") } }
             let stop = LockedBox(false)
             let finished = DispatchSemaphore(value: 0)
+            // The thread takes the database from a box it empties before it signals, so that
+            // nothing of it keeps the store open after the test (the fixture checks).
+            let shared = LockedBox<Database?>(db)
             let writer = Thread {
-                defer { finished.signal() }
-                var round = 0
-                while !stop.withLock({ $0 }) {
-                    round += 1
-                    try? db.write { txn in
-                        for i in 0..<50 { try txn.setObject(Item(name: "r\(round)", price: Double(i)), forKey: "w\(round % 20)-\(i)", inCollection: "writes") }
+                do {
+                    let db = shared.withLock({ $0 })!
+                    var round = 0
+                    while !stop.withLock({ $0 }) {
+                        round += 1
+                        try? db.write { txn in
+                            for i in 0..<50 { try txn.setObject(Item(name: "r\(round)", price: Double(i)), forKey: "w\(round % 20)-\(i)", inCollection: "writes") }
+                        }
                     }
                 }
+                shared.withLock { $0 = nil }
+                finished.signal()
             }
             writer.start()
             for attempt in 0..<3 {

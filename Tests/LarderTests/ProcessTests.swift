@@ -570,12 +570,25 @@ enum ProcessTestSupport {
         let group = DispatchGroup()
         for body in bodies {
             group.enter()
+            // The thread drops the body (and what it captured, a Database say) before it signals,
+            // so that nothing of it outlives this call.
+            let slot = BodySlot(body)
             Thread.detachNewThread {
-                body()
+                slot.run()
                 group.leave()
             }
         }
         group.wait()
+    }
+
+    /// One thread's body, released on that thread once it has run.
+    private final class BodySlot: @unchecked Sendable {  // set by the caller before the thread starts, then used by that thread only
+        private var body: (@Sendable () -> Void)?
+        init(_ body: @escaping @Sendable () -> Void) { self.body = body }
+        func run() {
+            body?()
+            body = nil
+        }
     }
 
     /// The permission bits of `path` (not following a final symlink), or `nil`.

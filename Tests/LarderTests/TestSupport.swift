@@ -18,17 +18,30 @@ final class TemporaryDirectory {
     deinit { try? FileManager.default.removeItem(atPath: path) }
 }
 
-/// A fresh store in a temporary directory; `body` runs with it, and afterwards the test checks
-/// that the store closed (no environment left open by the test).
+/// A fresh store in a temporary directory; `body` runs with it, and afterwards the fixture checks
+/// that the store closed — no `Database` of this process still has it open, so nothing the test
+/// started (a task, an observer, a leaked reference) keeps its environment — and that it reopens
+/// with a consistent structure (``Database/checkStructure()``). A test that damages the store on
+/// purpose says so with `leavesDamage`, and only the first check is made.
 func withStore<R>(
     _ configuration: Database.Configuration = Database.Configuration(),
+    leavesDamage: Bool = false,
+    sourceLocation: SourceLocation = #_sourceLocation,
     _ body: (Database, TemporaryDirectory) throws -> R
 ) throws -> R {
     let directory = TemporaryDirectory()
+    let path = directory.file("store")
     let result: R
     do {
-        let db = try Database(path: directory.file("store"), configuration: configuration)
+        let db = try Database(path: path, configuration: configuration)
         result = try body(db, directory)
+    }
+    // A test that threw has already failed; the checks below are for those that returned.
+    let stillOpen = EnvironmentRegistry.openCount(path: path)
+    #expect(stillOpen == 0, "the store is still open \(stillOpen) time(s) after the test: something keeps its Database alive", sourceLocation: sourceLocation)
+    if stillOpen == 0, !leavesDamage, FileIdentity.exists(path) {
+        let report = try Database(path: path, configuration: configuration).checkStructure()
+        #expect(report.isConsistent, "the store's structure after the test: \(report.problems)", sourceLocation: sourceLocation)
     }
     return result
 }

@@ -18,6 +18,12 @@
 ///     }
 /// }
 /// ```
+///
+/// A connection's cache hands a decoded value only to reads with an archiver of the same type
+/// as the one that decoded or wrote it (and, for a ``PolymorphicArchiver``, the same registered
+/// types), so a cached read returns or throws what decoding the stored bytes would. Instances of
+/// one archiver type are taken to read alike; make an archiver type `Hashable` if its instances
+/// can decode the same bytes differently, and equal instances then share cached values.
 public protocol Archiver<Value>: Sendable {
     /// The type this archiver reads and writes.
     associatedtype Value

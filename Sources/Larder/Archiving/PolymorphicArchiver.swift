@@ -33,6 +33,8 @@ public struct PolymorphicArchiver<Base>: Archiver {
     private let byName: [String: any PolymorphicMember]
     private let byType: [ObjectIdentifier: any PolymorphicMember]
     private let catalog: PolymorphicCatalog
+    /// Each name with its type: what the connection cache tells two of these archivers apart by.
+    private let typeByName: [String: ObjectIdentifier]
 
     /// An archiver of the concrete types `types`, each stored under its name.
     ///
@@ -44,13 +46,16 @@ public struct PolymorphicArchiver<Base>: Archiver {
         let catalog = PolymorphicCatalog(base: "\(Base.self)", entries: types.map { ($0.key, "\($0.value)") })
         var byName: [String: any PolymorphicMember] = [:]
         var byType: [ObjectIdentifier: any PolymorphicMember] = [:]
+        var typeByName: [String: ObjectIdentifier] = [:]
         for (name, type) in types {
             let member = Self.member(type, name: name, catalog: catalog)
             precondition(byName[name] == nil, "Larder misuse: the name \"\(name)\" is given twice to PolymorphicArchiver<\(Base.self)>")
             precondition(byType[member.type] == nil, "Larder misuse: \(type) is given two names in PolymorphicArchiver<\(Base.self)>")
             byName[name] = member.archiver
             byType[member.type] = member.archiver
+            typeByName[name] = member.type
         }
+        self.typeByName = typeByName
         self.byName = byName
         self.byType = byType
         self.catalog = catalog
@@ -99,4 +104,8 @@ extension PolymorphicArchiver: ArchiverFamily {
         guard value is Base else { return nil }
         return LarderError(.unregisteredType, "\(type(of: value)) is a \(Base.self) but is not registered with the collection's PolymorphicArchiver<\(Base.self)>, which knows \(catalog.listing)")
     }
+}
+
+extension PolymorphicArchiver: CacheIdentifiedArchiver {
+    var cacheConfiguration: AnyHashable { AnyHashable(typeByName) }
 }

@@ -70,3 +70,7 @@ extension PolymorphicMemberArchiver: PolymorphicMember {
         return value
     }
 }
+
+extension PolymorphicMemberArchiver: CacheIdentifiedArchiver {
+    var cacheConfiguration: AnyHashable { AnyHashable([name, catalog.base] + catalog.entries.flatMap { [$0.name, $0.type] }) }
+}

@@ -62,12 +62,19 @@ final class ConnectionCache: @unchecked Sendable {  // state guarded by `lock`
         static func == (a: Key, b: Key) -> Bool { a.hash == b.hash && a.index == b.index }
     }
 
+    /// A decoded value with the archiver that decoded (or wrote) it: it answers only reads with
+    /// that archiver, as another one might read the stored bytes differently, or not at all.
+    struct Entry {
+        let value: Any
+        let archiver: ArchiverIdentity
+    }
+
     /// Beyond this many commits to catch up on, emptying the cache is cheaper than reading them.
     static let catchUpLimit: UInt64 = 256
 
     private let lock = ConditionLock()
-    private var objects: LRUCache<Key, Any>
-    private var metadata: LRUCache<Key, Any>
+    private var objects: LRUCache<Key, Entry>
+    private var metadata: LRUCache<Key, Entry>
     private var commit: UInt64 = 0
     /// The LMDB id of a snapshot known to be at `commit` (LMDB ids change on every commit).
     private var snapshotID = -1
@@ -169,14 +176,15 @@ final class ConnectionCache: @unchecked Sendable {  // state guarded by `lock`
         return (snapshotCommit, true)
     }
 
-    /// The cached value at `index`, if the cache is at `commit`; counts a hit or a miss.
+    /// The cached value at `index`, if the cache is at `commit` and it was decoded (or written)
+    /// with `archiver`; counts a hit or a miss.
     ///
     /// With the identity map on, an object is looked up there first, for a transaction at
     /// `identityCommit` (`commit`, or the commit of a snapshot older than the cache's, which may
     /// share the instances no commit since has changed). A class instance from the object cache is
     /// returned only when the map has no live instance at `index` (and then it becomes the map's),
     /// so both paths agree on the instance.
-    func value<T>(_ half: Half, at index: Key, commit: UInt64?, identityCommit: UInt64? = nil, as type: T.Type) -> T? {
+    func value<T>(_ half: Half, at index: Key, commit: UInt64?, identityCommit: UInt64? = nil, archiver: ArchiverIdentity, as type: T.Type) -> T? {
         checkNotRefreshing()
         lock.lock()
         defer { lock.unlock() }
@@ -187,8 +195,8 @@ final class ConnectionCache: @unchecked Sendable {  // state guarded by `lock`
             found = instance
         } else if let commit, commit == self.commit {
             if half == .metadata {
-                found = metadata.value(for: index) as? T
-            } else if let cached = objects.value(for: index) as? T {
+                found = metadata.value(for: index).flatMap { $0.archiver == archiver ? $0.value as? T : nil }
+            } else if let entry = objects.value(for: index), entry.archiver == archiver, let cached = entry.value as? T {
                 found = cached
                 if identityMapOn, let instance = IdentityMap.classInstance(cached) {
                     // A live entry that was not current above is stale (due for its refresh) or
@@ -213,15 +221,15 @@ final class ConnectionCache: @unchecked Sendable {  // state guarded by `lock`
     /// Keeps `value`, decoded at `commit`, unless the cache has moved to another commit meanwhile,
     /// and returns what the read returns: `value`, or with the identity map on and `value` a
     /// class instance, the instance the map has for `index` (refreshed from `value` if stale).
-    func remember<T>(_ value: T, _ half: Half, at index: Key, commit: UInt64) -> T {
+    func remember<T>(_ value: T, _ half: Half, at index: Key, commit: UInt64, archiver: ArchiverIdentity) -> T {
         locked {
             guard commit == self.commit else { return value }
             guard half == .object else {
-                metadata.set(value, for: index)
+                metadata.set(Entry(value: value, archiver: archiver), for: index)
                 return value
             }
             guard identityMapOn, let decoded = IdentityMap.classInstance(value) else {
-                objects.set(value, for: index)
+                objects.set(Entry(value: value, archiver: archiver), for: index)
                 return value
             }
             let result: T
@@ -237,7 +245,7 @@ final class ConnectionCache: @unchecked Sendable {  // state guarded by `lock`
             case .fresh:
                 result = value
             }
-            objects.set(result, for: index)
+            objects.set(Entry(value: result, archiver: archiver), for: index)
             return result
         }
     }
@@ -246,16 +254,19 @@ final class ConnectionCache: @unchecked Sendable {  // state guarded by `lock`
     /// keeps the values written (so a read after a write is a hit), and moves to the new commit.
     /// Does nothing if the cache was not at the commit the write started from.
     /// With the identity map on, a class instance written becomes the map's entry for its index.
-    func commitWrites(_ changeset: Changeset, from previous: UInt64, snapshotID: Int, objects written: [(YapDB.Index, Any)], metadata writtenMetadata: [(YapDB.Index, Any)]) {
+    func commitWrites(
+        _ changeset: Changeset, from previous: UInt64, snapshotID: Int,
+        objects written: [(YapDB.Index, ReadWriteTransaction.State.Written)], metadata writtenMetadata: [(YapDB.Index, ReadWriteTransaction.State.Written)]
+    ) {
         locked {
             guard commit == previous else { return }
             apply(changeset)
             for (index, value) in written {
                 let key = Key(index)
-                objects.set(value, for: key)
-                if identityMapOn, let instance = IdentityMap.classInstance(value) { identities.set(instance, at: key, since: changeset.commit) }
+                objects.set(Entry(value: value.value, archiver: value.writer), for: key)
+                if identityMapOn, let instance = IdentityMap.classInstance(value.value) { identities.set(instance, at: key, since: changeset.commit) }
             }
-            for (index, value) in writtenMetadata { metadata.set(value, for: Key(index)) }
+            for (index, value) in writtenMetadata { metadata.set(Entry(value: value.value, archiver: value.writer), for: Key(index)) }
             commit = changeset.commit
             self.snapshotID = snapshotID
         }

@@ -411,22 +411,8 @@ private struct StructureChecker {
     /// Checks one stored value's framing and, for MessagePack and JSON, its payload.
     private mutating func checkValue(_ value: UnsafeRawBufferPointer, what: String, at index: YapDB.Index?) {
         guard let tag = value.first else { return note(.emptyValue, "the \(what) is empty (it has no format byte)", index) }
-        let payload = UnsafeRawBufferPointer(rebasing: value[1...])
-        switch ArchiveFormat(rawValue: tag) {
-        case .messagePack:
-            var spans: [MessagePackContainerSpan]? = nil
-            do {
-                let end = try MessagePackReader(bytes: payload).validateValue(at: 0, spans: &spans)
-                if end != payload.count { note(.malformedValue, "the \(what) has \(payload.count - end) bytes after its MessagePack value", index) }
-            } catch {
-                note(.malformedValue, "the \(what) is not well-formed MessagePack (\(error))", index)
-            }
-        case .json:
-            if String(validating: payload, as: UTF8.self) == nil { note(.malformedValue, "the \(what) is stored as JSON but is not UTF-8", index) }
-        case .raw:
-            break
-        default:
-            if tag < 0x40 { note(.unknownFormat, "the \(what) has format byte 0x\(String(tag, radix: 16)), which Larder reserves but does not define", index) }
+        if let (kind, detail) = StoredValueCheck.problem(tag: tag, payload: UnsafeRawBufferPointer(rebasing: value[1...]), what: what) {
+            note(kind, detail, index)
         }
     }
 

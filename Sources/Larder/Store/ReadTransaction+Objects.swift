@@ -33,12 +33,13 @@ extension ReadTransaction {
         // that no commit since has changed. Writes always start from the newest commit.
         let identityCommit = commit ?? (snapshot.cacheUsable || self is ReadWriteTransaction ? nil : snapshot.commit)
         let cacheKey = ConnectionCache.Key(index)
-        if let cached = core.cache.value(half, at: cacheKey, commit: commit, identityCommit: identityCommit, as: A.Value.self) { return cached }
+        let decoder = ArchiverIdentity(archiver)
+        if let cached = core.cache.value(half, at: cacheKey, commit: commit, identityCommit: identityCommit, archiver: decoder, as: A.Value.self) { return cached }
         let stored = try withStoredValue(half == .object ? \.objects : \.metadata, collection: collection, key: key, operation: operation) { payload, format in
             try unarchive(payload, format: format, with: archiver, operation: operation, collection: collection, key: key)
         }
         guard let stored, let commit else { return stored }
-        return core.cache.remember(stored, half, at: cacheKey, commit: commit)
+        return core.cache.remember(stored, half, at: cacheKey, commit: commit, archiver: decoder)
     }
 
     /// The object at (`collection`, `key`), or `nil` if there is none.

@@ -10,6 +10,8 @@ public final class ReadWriteTransaction: ReadTransaction {
         struct Written {
             let owner: ObjectIdentifier
             let value: Any
+            /// The archiver that wrote it: the cache hands it only to reads with the same one.
+            let writer: ArchiverIdentity
         }
 
         /// Changes of collection counts not yet written to the `collections` database.
@@ -29,10 +31,10 @@ public final class ReadWriteTransaction: ReadTransaction {
         var undo: UndoCapture?
 
         /// The values `core` wrote that are still current.
-        func written(by core: ConnectionCore) -> (objects: [(YapDB.Index, Any)], metadata: [(YapDB.Index, Any)]) {
+        func written(by core: ConnectionCore) -> (objects: [(YapDB.Index, Written)], metadata: [(YapDB.Index, Written)]) {
             let owner = ObjectIdentifier(core)
-            return (writtenObjects.compactMap { $0.value.owner == owner ? ($0.key, $0.value.value) : nil },
-                    writtenMetadata.compactMap { $0.value.owner == owner ? ($0.key, $0.value.value) : nil })
+            return (writtenObjects.compactMap { $0.value.owner == owner ? ($0.key, $0.value) : nil },
+                    writtenMetadata.compactMap { $0.value.owner == owner ? ($0.key, $0.value) : nil })
         }
     }
 
@@ -189,21 +191,27 @@ public final class ReadWriteTransaction: ReadTransaction {
 
     // MARK: Cache write-through
 
-    private func wrote(object value: Any?, at index: YapDB.Index) {
-        wrote(value, at: index, in: \.writtenObjects)
+    private func wrote<A: Archiver>(object value: A.Value, with archiver: A, at index: YapDB.Index) {
+        wrote((value, ArchiverIdentity(archiver)), at: index, in: \.writtenObjects)
     }
 
-    private func wrote(metadata value: Any?, at index: YapDB.Index) {
-        wrote(value, at: index, in: \.writtenMetadata)
+    private func wrote<A: Archiver>(metadata value: A.Value, with archiver: A, at index: YapDB.Index) {
+        wrote((value, ArchiverIdentity(archiver)), at: index, in: \.writtenMetadata)
+    }
+
+    /// Forgets what was written at `index` (removed).
+    private func forgetWritten(object: Bool, metadata: Bool, at index: YapDB.Index) {
+        if object { wrote(nil, at: index, in: \.writtenObjects) }
+        if metadata { wrote(nil, at: index, in: \.writtenMetadata) }
     }
 
     /// Keeps `value` (or forgets the index, for `nil`) for the connection's cache, until the
     /// transaction has written more than the cache holds.
-    private func wrote(_ value: Any?, at index: YapDB.Index, in written: WritableKeyPath<State, [YapDB.Index: State.Written]>) {
+    private func wrote(_ value: (Any, ArchiverIdentity)?, at index: YapDB.Index, in written: WritableKeyPath<State, [YapDB.Index: State.Written]>) {
         guard !state.writeThroughOff else { return }
         if let value {
             if state[keyPath: written].count >= writeThroughLimit && state[keyPath: written][index] == nil { return stopWriteThrough() }
-            state[keyPath: written][index] = State.Written(owner: ObjectIdentifier(core), value: value)
+            state[keyPath: written][index] = State.Written(owner: ObjectIdentifier(core), value: value.0, writer: value.1)
         } else {
             state[keyPath: written][index] = nil
         }
@@ -259,15 +267,15 @@ public final class ReadWriteTransaction: ReadTransaction {
                 let existed = try put(valueBuffer, in: lmdb.databases.objects, at: storageKey)
                 if !existed { state.countChanges[collection, default: 0] += 1 }
                 state.changes.recordObject(index, existed ? .updated : .inserted)
-                wrote(object: object, at: index)
+                wrote(object: object, with: archiver, at: index)
                 if let metadata {
                     let had = try put(metadataBuffer, in: lmdb.databases.metadata, at: storageKey)
                     state.changes.recordMetadata(index, had ? .updated : .inserted)
-                    wrote(metadata: metadata, at: index)
+                    wrote(metadata: metadata, with: metadataArchiver, at: index)
                 } else if existed {
                     // A new object has no metadata to remove (metadata lives only beside an object).
                     if try lmdb.delete(lmdb.databases.metadata, key: storageKey) { state.changes.recordMetadata(index, .removed) }
-                    wrote(metadata: nil, at: index)
+                    forgetWritten(object: false, metadata: true, at: index)
                 }
                 try dispatch(.row(ExtensionRow(index: index, objectChanged: true, metadataChanged: true, writtenObject: object, writtenMetadata: .some(metadata.map { $0 as Any }))))
             }
@@ -386,11 +394,11 @@ public final class ReadWriteTransaction: ReadTransaction {
                 let existed = try put(valueBuffer, in: dbi, at: storageKey)
                 if dbi == lmdb.databases.objects {
                     state.changes.recordObject(index, .updated)
-                    wrote(object: value, at: index)
+                    wrote(object: value, with: archiver, at: index)
                     try dispatch(.row(ExtensionRow(index: index, objectChanged: true, metadataChanged: false, writtenObject: value, writtenMetadata: nil)))
                 } else {
                     state.changes.recordMetadata(index, existed ? .updated : .inserted)
-                    wrote(metadata: value, at: index)
+                    wrote(metadata: value, with: archiver, at: index)
                     try dispatch(.row(ExtensionRow(index: index, objectChanged: false, metadataChanged: true, writtenObject: nil, writtenMetadata: .some(value))))
                 }
                 return true
@@ -415,7 +423,7 @@ public final class ReadWriteTransaction: ReadTransaction {
             state.changes.recordMetadata(index, .removed)
             try dispatch(.row(ExtensionRow(index: index, objectChanged: false, metadataChanged: true, writtenObject: nil, writtenMetadata: .some(nil))))
         }
-        wrote(metadata: nil, at: index)
+        forgetWritten(object: false, metadata: true, at: index)
         return removed
     }
 
@@ -464,8 +472,8 @@ public final class ReadWriteTransaction: ReadTransaction {
                 state.countChanges[collection, default: 0] -= 1
                 state.changes.recordObject(index, .removed)
                 if try lmdb.delete(lmdb.databases.metadata, key: storageKey) { state.changes.recordMetadata(index, .removed) }
-                wrote(object: nil, at: index)
-                wrote(metadata: nil, at: index)
+                forgetWritten(object: true, metadata: false, at: index)
+                forgetWritten(object: false, metadata: true, at: index)
                 try dispatch(.removed(index))
                 return true
             }
@@ -601,8 +609,8 @@ public final class ReadWriteTransaction: ReadTransaction {
                 state.countChanges[index.collection, default: 0] -= 1
                 state.changes.recordObject(index, .removed)
                 if try lmdb.delete(lmdb.databases.metadata, key: storageKey) { state.changes.recordMetadata(index, .removed) }
-                wrote(object: nil, at: index)
-                wrote(metadata: nil, at: index)
+                forgetWritten(object: true, metadata: false, at: index)
+                forgetWritten(object: false, metadata: true, at: index)
                 try dispatch(.removed(index))
                 return
             }
@@ -611,7 +619,7 @@ public final class ReadWriteTransaction: ReadTransaction {
                 try object.withUnsafeBytes { try lmdb.put(lmdb.databases.objects, key: storageKey, value: $0) }
                 if current.object == nil { state.countChanges[index.collection, default: 0] += 1 }
                 state.changes.recordObject(index, current.object == nil ? .inserted : .updated)
-                wrote(object: nil, at: index)
+                forgetWritten(object: true, metadata: false, at: index)
             }
             let metadataChanged = current.metadata != metadata
             if metadataChanged {
@@ -622,7 +630,7 @@ public final class ReadWriteTransaction: ReadTransaction {
                     _ = try lmdb.delete(lmdb.databases.metadata, key: storageKey)
                     state.changes.recordMetadata(index, .removed)
                 }
-                wrote(metadata: nil, at: index)
+                forgetWritten(object: false, metadata: true, at: index)
             }
             if objectChanged || metadataChanged {
                 try dispatch(.row(ExtensionRow(index: index, objectChanged: objectChanged, metadataChanged: metadataChanged, writtenObject: nil, writtenMetadata: nil)))

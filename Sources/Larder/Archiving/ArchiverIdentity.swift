@@ -1,0 +1,29 @@
+/// Which archiver decoded (or wrote) a value kept in a connection's cache. A cached value answers
+/// a read only when the read's archiver has the same identity, so that a cached read returns or
+/// throws exactly what decoding the stored bytes with that archiver would.
+///
+/// Two archivers are the same when they are of the same type and, for a type that says how its
+/// instances differ (``CacheIdentifiedArchiver``, or `Hashable`), equal in that respect. An
+/// archiver type that is neither is taken to read alike in all its instances.
+struct ArchiverIdentity: Hashable {
+    let type: ObjectIdentifier
+    let configuration: AnyHashable?
+
+    init<A: Archiver>(_ archiver: A) {
+        type = ObjectIdentifier(Swift.type(of: archiver as Any))
+        if let identified = archiver as? any CacheIdentifiedArchiver {
+            configuration = identified.cacheConfiguration
+        } else if let hashable = archiver as? any Hashable {
+            configuration = AnyHashable(hashable)
+        } else {
+            configuration = nil
+        }
+    }
+}
+
+/// An archiver whose instances of one type may read the same bytes differently (a
+/// ``PolymorphicArchiver`` knows the types it was given), saying what sets them apart.
+protocol CacheIdentifiedArchiver {
+    /// Equal for two instances exactly when they decode every stored value alike.
+    var cacheConfiguration: AnyHashable { get }
+}
