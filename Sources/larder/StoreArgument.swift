@@ -14,7 +14,7 @@ struct StoreArgument: ParsableArguments {
         try Self.open(path)
     }
 
-    static func open(_ path: String, create: Bool = false) throws -> Database {
+    static func open(_ path: String, create: Bool = false, verifying: Bool = true) throws -> Database {
         var isDirectory: ObjCBool = false
         let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
         if !create {
@@ -25,6 +25,7 @@ struct StoreArgument: ParsableArguments {
                 throw CommandFailure(.notFound, "no store at \(path): the directory holds no data.mdb")
             }
         }
+        if exists && verifying { try DamagedStore.refuse(path) }
         do {
             return try Database(path: path)
         } catch let error as LarderError {

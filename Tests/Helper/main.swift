@@ -26,6 +26,16 @@
 //       Opens the store, pins a read snapshot, prints "reading" and sleeps until killed (a reader
 //       that dies inside a read transaction).
 //
+//   larder-test-helper read <path> <collection> <key>
+//       Opens the store and reads the stored object at <key> with the library (no page
+//       verification first). Prints its byte count ("none" when missing) and exits 0, or prints
+//       the LarderError code and exits 3.
+//
+//   larder-test-helper read-all <path>
+//       Opens the store and reads every object of every collection, its metadata and the
+//       statistics, with the library and no page verification. Prints the number of objects
+//       read and exits 0, or prints the LarderError code and exits 3.
+//
 //   larder-test-helper grow <path> <megabytes>
 //       Opens the store with a 1 MiB initial map and writes <megabytes> MiB of 64 KiB values
 //       into collection "grown" (keys "g00000"...), 1 MiB per transaction, so the map must
@@ -180,6 +190,40 @@ case "hold-read" where arguments.count == 3:
 case "crash-writer" where arguments.count == 5:
     guard let size = Int(arguments[4]), size > 0 else { fail("crash-writer: bad batch size", status: 2) }
     crashWriter(path: arguments[2], durability: arguments[3], size: size)
+case "read" where arguments.count == 5:
+    do {
+        let stored = try Database(path: arguments[2]).read { try $0.storedObject(forKey: arguments[4], inCollection: arguments[3]) }
+        print(stored.map { String($0.bytes.count) } ?? "none")
+        exit(0)
+    } catch let error as LarderError {
+        print(error.code)
+        exit(3)
+    } catch {
+        fail("read failed: \(error)")
+    }
+case "read-all" where arguments.count == 3:
+    do {
+        let db = try Database(path: arguments[2])
+        _ = try db.statistics()
+        let count = try db.read { txn in
+            var count = 0
+            for collection in try txn.collections() {
+                for key in try txn.keys(inCollection: collection) {
+                    _ = try txn.storedObject(forKey: key, inCollection: collection)
+                    _ = try txn.storedMetadata(forKey: key, inCollection: collection)
+                    count += 1
+                }
+            }
+            return count
+        }
+        print(count)
+        exit(0)
+    } catch let error as LarderError {
+        print(error.code)
+        exit(3)
+    } catch {
+        fail("read-all failed: \(error)")
+    }
 default:
     fail("unknown command or wrong arguments: \(arguments.dropFirst().joined(separator: " "))", status: 2)
 }

@@ -32,6 +32,8 @@ final class Environment: @unchecked Sendable {  // the handle is used under LMDB
     private(set) var databases = Databases()
 
     let gate = TransactionGate()
+    /// The mapped range the data file backs, for the bounds checks of ``LMDBTransaction``.
+    let mapBound = MapBound()
     /// Publishes this process's commits, and those it learns of from other processes.
     let changeHub = ChangeHub()
     /// The extensions registered on this store in this process.
@@ -79,6 +81,7 @@ final class Environment: @unchecked Sendable {  // the handle is used under LMDB
             if !lockExisted { unlink(lockFile) }
             if !dataExisted { unlink(layout.dataFile) }
         }
+        LMDBAssertion.install(on: env)
         do {
             try LMDBResult.check(mdb_env_set_maxreaders(env, UInt32(configuration.maxReaders)), "mdb_env_set_maxreaders", path: path)
             try LMDBResult.check(mdb_env_set_maxdbs(env, 256), "mdb_env_set_maxdbs", path: path)
@@ -90,6 +93,8 @@ final class Environment: @unchecked Sendable {  // the handle is used under LMDB
             if error.lmdbCode == ENOTDIR || error.lmdbCode == EISDIR {
                 throw LarderError(.notAStore, "the path is not a Larder store", operation: "open", path: path, lmdbCode: error.lmdbCode)
             }
+            // MDB_INVALID on a file with one intact meta page is damage, not a foreign file.
+            if error.code == .notAStore, let damage = PageVerifier.damagedMetaError(dataFile: layout.dataFile, path: path) { throw damage }
             throw error
         }
         var dead: Int32 = 0
@@ -400,6 +405,7 @@ final class Environment: @unchecked Sendable {  // the handle is used under LMDB
         var failure: LarderError?
         _ = gate.exclusively {
             drainPool()
+            mapBound.invalidate()
             let now = mapUsage()
             guard now.mapSize <= before else { return }  // another thread grew it meanwhile
             let target = (now.mapSize * 2 + now.pageSize - 1) / now.pageSize * now.pageSize
@@ -421,6 +427,7 @@ final class Environment: @unchecked Sendable {  // the handle is used under LMDB
         var failure: LarderError?
         _ = gate.exclusively {
             drainPool()
+            mapBound.invalidate()
             let rc = mdb_env_set_mapsize(handle, 0)
             if rc != MDB_SUCCESS { failure = LMDBResult.error(rc, operation: "adoptMapSize", path: path) }
         }
