@@ -43,13 +43,19 @@ final class MapBound: Sendable {
     private func slowCheck(_ value: MDB_val, environment: Environment, writable: Bool, operation: String) throws(LarderError) -> UnsafeRawBufferPointer {
         let checked = UnsafeRawBufferPointer(start: value.mv_data, count: value.mv_size)
         if value.mv_size == 0 { return checked }
+        var mapStart = start.load(ordering: .relaxed)
+        if mapStart == 0 {
+            // LMDB does not say where it mapped the file (mdb_env_info's address is the fixed
+            // address of MDB_FIXEDMAP, 0 here); the process's own map list does.
+            guard let found = Self.mappedAddress(of: environment.identity) else { return checked }
+            mapStart = found
+        }
         var info = MDB_envinfo()
         mdb_env_info(environment.handle, &info)
         var descriptor: Int32 = -1
         mdb_env_get_fd(environment.handle, &descriptor)
         var status = stat()
         let fileSize = descriptor >= 0 && fstat(descriptor, &status) == 0 ? UInt(status.st_size) : 0
-        let mapStart = UInt(bitPattern: info.me_mapaddr)
         let mapEnd = mapStart &+ UInt(info.me_mapsize)
         let dataEnd = mapStart &+ min(fileSize, UInt(info.me_mapsize))
         start.store(mapStart, ordering: .relaxed)
@@ -69,5 +75,32 @@ final class MapBound: Sendable {
             .corrupted,
             "the store is damaged: LMDB returned a buffer outside the data file; run `larder check` and restore the store from a backup",
             operation: operation, path: environment.path)
+    }
+
+    /// The address where this process mapped the data file from its start, read from
+    /// `/proc/self/maps`; `nil` where there is no such list (then buffers go unchecked).
+    private static func mappedAddress(of identity: FileIdentity) -> UInt? {
+        let descriptor = open("/proc/self/maps", O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var contents: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let got = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if got < 0, errno == EINTR { continue }
+            guard got > 0 else { break }
+            contents.append(contentsOf: chunk[..<got])
+        }
+        // Each line: start-end perms offset major:minor inode path.
+        for line in contents.split(separator: UInt8(ascii: "\n")) {
+            let fields = line.split(separator: UInt8(ascii: " "), maxSplits: 5, omittingEmptySubsequences: true)
+            guard fields.count >= 5,
+                  UInt64(String(decoding: fields[4], as: UTF8.self)) == identity.inode,
+                  UInt64(String(decoding: fields[2], as: UTF8.self), radix: 16) == 0,
+                  let dash = fields[0].firstIndex(of: UInt8(ascii: "-")),
+                  let address = UInt(String(decoding: fields[0][..<dash], as: UTF8.self), radix: 16) else { continue }
+            return address
+        }
+        return nil
     }
 }

@@ -37,6 +37,9 @@ enum PageLayout {
 
     // Database flags (`md_flags`) the verifier understands.
     static let integerKey: UInt16 = 0x08
+    /// `MDB_REVERSEKEY`, `MDB_DUPSORT`, `MDB_DUPFIXED`, `MDB_INTEGERDUP`, `MDB_REVERSEDUP`:
+    /// orders and layouts Larder never asks for, so a record carrying them is damaged.
+    static let unsupportedFlags: UInt16 = 0x02 | 0x04 | 0x10 | 0x20 | 0x40
 
     /// An `MDB_db` record: a tree's root and the figures LMDB keeps about it.
     struct DatabaseRecord: Equatable {

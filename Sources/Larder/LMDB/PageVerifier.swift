@@ -165,7 +165,7 @@ struct PageVerifier {
             }
             return
         }
-        if record.flags & ~PageLayout.integerKey != 0 && !isMain {
+        if record.flags & PageLayout.unsupportedFlags != 0 {
             return note(nil, "\(name) has flags 0x\(String(record.flags, radix: 16)), which Larder never sets")
         }
         var tally = Tally()
