@@ -37,6 +37,8 @@ struct PageVerifier {
         /// the snapshot read can be reused by later commits, so an unstable report may show
         /// damage that is not there: read again.
         var isStable = true
+        /// The pages the walk reached, when asked for (tests pick pages to damage from them).
+        var reachedPages: Set<UInt64> = []
     }
 
     static let problemLimit = 200
@@ -54,12 +56,13 @@ struct PageVerifier {
     /// - Parameter transactionID: the transaction whose meta page to use when both are valid
     ///   (a read transaction's id, so that the pages it sees are pinned while they are read);
     ///   the newer meta page otherwise.
-    static func verify(dataFile path: String, transactionID: UInt64? = nil) -> Report? {
+    static func verify(dataFile path: String, transactionID: UInt64? = nil, keepingReachedPages: Bool = false) -> Report? {
         guard let file = PageFile(path: path) else { return nil }
         var verifier = PageVerifier(file: file)
         let before = verifier.newestTransactionID()
         verifier.run(preferring: transactionID)
         verifier.report.isStable = before == verifier.newestTransactionID()
+        if keepingReachedPages { verifier.report.reachedPages = verifier.visited }
         return verifier.report
     }
 
@@ -84,10 +87,8 @@ struct PageVerifier {
         if meta.lastPage < 1 || needed.overflow || needed.partialValue > UInt64(file.size) {
             return note(nil, "the data file is \(file.size) bytes, but its meta page says its pages end at page \(meta.lastPage) (\(needed.overflow ? "beyond any file" : "\(needed.partialValue) bytes")): it was truncated or the meta page is damaged")
         }
-        if file.size % pageSize != 0 {
-            // LMDB writes whole pages; a partial page at the end is not in use but is suspect.
-            note(nil, "the data file's size \(file.size) is not a whole number of \(pageSize)-byte pages")
-        }
+        // Bytes past the last page in use (a longer file, even a partial page) are not read by
+        // LMDB: they are no damage.
         visited = [0, 1]
         report.pagesChecked = 2
         walk(meta.freeDatabase, name: "the free list", isMain: false, isFreeList: true)
