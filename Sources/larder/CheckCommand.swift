@@ -51,7 +51,12 @@ struct CheckCommand: ParsableCommand {
                 })),
             ]))
         } else {
-            say("checked \(count(report.pagesChecked, "page")), \(count(report.objectsChecked, "object")), \(count(report.metadataChecked, "metadata value")), the counts of \(count(report.collectionsChecked, "collection")), \(count(report.changeLogEntriesChecked, "change log entry", "change log entries")), \(count(report.extensionRecordsChecked, "extension record"))")
+            say("verified \(count(report.pagesChecked, "page")) of the data file")
+            if report.problems.contains(where: { $0.kind == .page || $0.kind == .metaPage }) {
+                say("the pages are damaged: nothing else was read (LMDB cannot walk damaged pages safely)")
+            } else {
+                say("checked \(count(report.objectsChecked, "object")), \(count(report.metadataChecked, "metadata value")), the counts of \(count(report.collectionsChecked, "collection")), \(count(report.changeLogEntriesChecked, "change log entry", "change log entries")), \(count(report.extensionRecordsChecked, "extension record"))")
+            }
             for problem in report.problems { say("problem: \(problem)") }
             if report.problemCount > report.problems.count { say("… and \(report.problemCount - report.problems.count) more problems") }
             for record in extensions { say("extension \(record.name) (\(record.kind)) not verified: \(reason)") }

@@ -28,9 +28,13 @@ extension Database {
     ///   ``StructureProblem/Kind/metaPage``, and whose ``StructureReport/pagesChecked`` counts the
     ///   pages read; its other counts are 0.
     /// - Complexity: O(size of the data in use): it reads every page reachable from the meta page.
-    /// - Throws: ``LarderError`` with code ``LarderError/Code/permissionDenied`` or
-    ///   ``LarderError/Code/io`` when the data file cannot be opened (``LarderError/lmdbCode``
-    ///   holds `errno`, `ENOENT` when there is none).
+    /// - Throws: ``LarderError`` with code
+    ///   - ``LarderError/Code/notAStore`` when neither meta page is an LMDB meta page (another
+    ///     kind of file, an empty file, or both meta pages destroyed: nothing says where the
+    ///     trees are);
+    ///   - ``LarderError/Code/permissionDenied``, ``LarderError/Code/io`` or
+    ///     ``LarderError/Code/lmdb`` when the data file cannot be opened (``LarderError/lmdbCode``
+    ///     holds `errno`, `ENOENT` when there is none).
     public static func verifyPages(path: String) throws -> StructureReport {
         let dataFile = FileIdentity.isDirectory(path) ? path + "/data.mdb" : path
         var attempts = 0
@@ -39,6 +43,12 @@ extension Database {
                 throw LMDBResult.error(errno, operation: "verifyPages", path: dataFile)
             }
             attempts += 1
+            if report.transactionID == nil {
+                // Neither meta page is LMDB's: there is no store here to call damaged.
+                throw LarderError(
+                    .notAStore, "the file is not a Larder store: \(report.problems.first?.detail ?? "it has no valid meta page")",
+                    operation: "verifyPages", path: dataFile)
+            }
             // A commit during the read may have reused pages of the snapshot read: read again.
             if report.isStable || report.problemCount == 0 || attempts == 10 { return StructureReport(pages: report) }
         }
