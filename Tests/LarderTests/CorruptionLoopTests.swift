@@ -139,8 +139,9 @@ struct CorruptionLoopTests {
             let read = try Corruption.helper(["read-all", path])
             if let signal = read.signal {
                 library.signals[signal, default: 0] += 1
-                let line = read.standardError.split(separator: "\n").first { $0.contains("larder:") || $0.contains("Fatal") || $0.contains("Assertion") } ?? ""
-                libraryCrashes[String(line.suffix(160)), default: 0] += 1
+                let line = read.standardError.split(separator: "\n").first { $0.contains("larder:") || $0.contains("Fatal") || $0.contains("Crash") } ?? ""
+                let what = line.contains("larder:") ? String(line.split(separator: "(").dropFirst().first ?? "") : String(line.prefix(120))
+                libraryCrashes["signal \(signal) (\(kind)\(signal == 6 ? "" : ", copy \(copy)")): \(what)", default: 0] += 1
             } else {
                 library.statuses[read.status, default: 0] += 1
             }

@@ -49,6 +49,36 @@ struct PageDamageTests {
         #expect(try Corruption.larder(["check", store]).status == 0)
     }
 
+    /// The verifier's rules (key order against the parents' separators, counts, reachability)
+    /// hold on whatever LMDB writes: random inserts, rewrites and removals of small and overflow
+    /// values over many commits, with the store reopened between rounds.
+    @Test func randomWorkloadsVerifyClean() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("store")
+        let seed = UInt64.random(in: 1...UInt64.max)
+        var random = SplitMix(seed: seed)
+        for round in 0..<4 {
+            let db = try Database(path: path)
+            for _ in 0..<6 {
+                try db.write { txn in
+                    for _ in 0..<400 {
+                        let key = "key\(Int.random(in: 0..<3_000, using: &random))"
+                        let collection = "c\(Int.random(in: 0..<4, using: &random))"
+                        if Int.random(in: 0..<3, using: &random) == 0 {
+                            try txn.removeObject(forKey: key, inCollection: collection)
+                        } else {
+                            let size = Int.random(in: 0..<10, using: &random) == 0 ? Int.random(in: 2_000..<30_000, using: &random) : Int.random(in: 0..<300, using: &random)
+                            try txn.setObject([UInt8](repeating: UInt8(size & 0xFF), count: size), forKey: key, inCollection: collection)
+                        }
+                    }
+                }
+            }
+            let report = try db.checkStructure()
+            #expect(report.isConsistent, "seed \(seed), round \(round): \(report.problems.prefix(5))")
+        }
+        #expect(try Database.verifyPages(path: path).isConsistent, "seed \(seed)")
+    }
+
     /// Defect 14.2 (a): a zeroed leaf page made LMDB assert `IS_LEAF` (SIGABRT) in `check`,
     /// `export` and `keys`.
     @Test func aZeroedLeafPageIsReportedNotAsserted() throws {

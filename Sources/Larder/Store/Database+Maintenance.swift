@@ -224,11 +224,11 @@ extension Database {
     /// verifies the pages of the data file as ``Database/verifyPages(path:)`` does (for the
     /// snapshot of its read transaction); when they are damaged, the report lists the page
     /// problems and nothing else is read, since LMDB's cursors cannot walk damaged pages safely.
-    /// Then it checks that every object and metadata key is `collection ‖ 0x00 ‖ key`; every value has a known format byte
-    /// and every MessagePack value is one well-formed value; the count of each collection matches
-    /// its objects; no metadata is without an object; the change log ends at the last commit,
-    /// without gaps, and each entry decodes; the format version, the extension records and the
-    /// undo history decode.
+    /// Then it checks that every object and metadata key is `collection ‖ 0x00 ‖ key`; every
+    /// value has a known format byte and every MessagePack value is one well-formed value; the
+    /// count of each collection matches its objects; no metadata is without an object; the change
+    /// log ends at the last commit, without gaps, and each entry decodes; the format version, the
+    /// extension records and the undo history decode.
     ///
     /// It does not look at the extensions' own state: ``verifyExtensions()`` recomputes that,
     /// for the extensions registered in this process.
