@@ -12,8 +12,10 @@ import Darwin
 /// exit 0 or with one clear `larder:` line. The library itself, with no page verification
 /// first, runs on each copy too (`larder-test-helper read-all`); its figures are printed.
 ///
-/// Quick mode: 30 copies. `LARDER_FULL=1`: 1,000 copies (10 minutes or so on two cores).
-/// `LARDER_CORRUPTION_SEED` replays a run.
+/// Quick mode: 30 copies. `LARDER_FULL=1`: 1,000 copies (about 4 minutes on two cores).
+/// `LARDER_CORRUPTION_SEED` replays a run's damage (the store's commit times differ),
+/// `LARDER_CORRUPTION_COPIES` sets the number of copies, and `LARDER_CORRUPTION_KEEP=<directory>`
+/// keeps the data files of the copies on which the unverified library died.
 @Suite("Corruption loop", .serialized)
 struct CorruptionLoopTests {
     enum Damage: String, CaseIterable {
@@ -21,7 +23,12 @@ struct CorruptionLoopTests {
              extendedWithGarbage, metaPage, shortKey, valueSizePastEnd
     }
 
-    static var copies: Int { ProcessInfo.processInfo.environment["LARDER_FULL"] == nil ? 30 : 1_000 }
+    static var copies: Int {
+        let environment = ProcessInfo.processInfo.environment
+        return environment["LARDER_CORRUPTION_COPIES"].flatMap { Int($0) } ?? (environment["LARDER_FULL"] == nil ? 30 : 1_000)
+    }
+    /// Where to keep the copies that killed a process, to replay them by hand.
+    static var keep: String? { ProcessInfo.processInfo.environment["LARDER_CORRUPTION_KEEP"] }
 
     /// Applies `damage` to `bytes` (the current file; `older` is the file one commit earlier).
     /// Page damage mostly lands on `reached` (the pages the current trees use), sometimes on
@@ -144,6 +151,9 @@ struct CorruptionLoopTests {
                 libraryCrashes["signal \(signal) (\(kind)\(signal == 6 ? "" : ", copy \(copy)")): \(what)", default: 0] += 1
             } else {
                 library.statuses[read.status, default: 0] += 1
+            }
+            if let keep = Self.keep, read.signal != nil {
+                try? FileManager.default.copyItem(atPath: path + "/data.mdb", toPath: keep + "/copy-\(copy)-\(kind).mdb")
             }
             try? FileManager.default.removeItem(atPath: path)
         }
