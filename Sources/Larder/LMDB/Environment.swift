@@ -33,7 +33,7 @@ final class Environment: @unchecked Sendable {  // the handle is used under LMDB
 
     let gate = TransactionGate()
     /// The mapped range the data file backs, for the bounds checks of ``LMDBTransaction``.
-    let mapBound = MapBound()
+    let mapBound: MapBound
     /// Publishes this process's commits, and those it learns of from other processes.
     let changeHub = ChangeHub()
     /// The extensions registered on this store in this process.
@@ -57,6 +57,7 @@ final class Environment: @unchecked Sendable {  // the handle is used under LMDB
         self.identity = identity
         self.configuration = configuration
         self.maxKeySize = Int(mdb_env_get_maxkeysize(handle))
+        self.mapBound = MapBound(handle: handle, identity: identity, path: path)
     }
 
     // MARK: Opening and closing

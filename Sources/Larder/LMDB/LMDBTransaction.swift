@@ -18,11 +18,14 @@ struct LMDBTransaction {
     let handle: OpaquePointer
     unowned let environment: Environment
     let attempt: Attempt?
+    /// The environment's bound, held here so that the check of each buffer is a plain load.
+    let mapBound: MapBound
 
     init(handle: OpaquePointer, environment: Environment, attempt: Attempt?) {
         self.handle = handle
         self.environment = environment
         self.attempt = attempt
+        self.mapBound = environment.mapBound
     }
 
     var databases: Environment.Databases { environment.databases }
@@ -32,8 +35,8 @@ struct LMDBTransaction {
 
     /// `value` as a buffer, once it is known to lie within the data file (see ``MapBound``).
     @inline(__always)
-    func checked(_ value: MDB_val, _ operation: String) throws(LarderError) -> UnsafeRawBufferPointer {
-        try environment.mapBound.buffer(value, environment: environment, writable: isWritable, operation: operation)
+    func checked(_ value: MDB_val, _ operation: StaticString) throws(LarderError) -> UnsafeRawBufferPointer {
+        try mapBound.buffer(value, writable: isWritable, operation: operation)
     }
 
     /// LMDB's id of this transaction: a read transaction's is the id of the commit it sees; a

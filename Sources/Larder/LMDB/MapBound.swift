@@ -11,19 +11,33 @@ import Darwin
 ///
 /// LMDB trusts the file: a damaged node can give a size or an overflow page that runs past the
 /// end of the file, and touching a mapped page past the end of its file stops the process with
-/// SIGBUS. The fast path is two loads and two compares; a buffer that fails them refreshes the
-/// bound (the file may have grown through another process) before it is called damaged.
-final class MapBound: Sendable {
+/// SIGBUS. The fast path is two loads and two compares (two more for a write transaction's
+/// dirty pages, which live on the heap); a buffer that fails them refreshes the bound (the file
+/// may have grown, through this process or another) before it is called damaged.
+final class MapBound: @unchecked Sendable {  // the handle is only passed to mdb_env_info and mdb_env_get_fd, which any thread may call
     /// The first address of the map, and the address just past the file's last byte in it;
     /// both 0 until the first refresh. A stale pair only sends a check down the slow path: the
     /// map moves only in a resize, which runs with no transaction live and calls ``invalidate()``.
     private let start = Atomic<UInt>(0)
     private let fileEnd = Atomic<UInt>(0)
+    /// The address just past the map (its reserved size, beyond the file).
+    private let mapEnd = Atomic<UInt>(0)
+    /// The environment's handle, data file and path, for the slow path.
+    private let handle: OpaquePointer
+    private let identity: FileIdentity
+    private let path: String
+
+    init(handle: OpaquePointer, identity: FileIdentity, path: String) {
+        self.handle = handle
+        self.identity = identity
+        self.path = path
+    }
 
     /// Forgets the bound: the map is about to move (a resize).
     func invalidate() {
         start.store(0, ordering: .relaxed)
         fileEnd.store(0, ordering: .relaxed)
+        mapEnd.store(0, ordering: .relaxed)
     }
 
     /// `value` as a buffer, after checking that it lies within the data file.
@@ -31,35 +45,47 @@ final class MapBound: Sendable {
     /// - Parameter writable: whether the transaction writes; its buffers may point into dirty
     ///   pages on the heap, outside the map. In a read-only transaction every buffer is in the map.
     @inline(__always)
-    func buffer(_ value: MDB_val, environment: Environment, writable: Bool, operation: String) throws(LarderError) -> UnsafeRawBufferPointer {
+    func buffer(_ value: MDB_val, writable: Bool, operation: StaticString) throws(LarderError) -> UnsafeRawBufferPointer {
         let address = UInt(bitPattern: value.mv_data)
         let (end, overflow) = address.addingReportingOverflow(UInt(value.mv_size))
-        if address >= start.load(ordering: .relaxed), end <= fileEnd.load(ordering: .relaxed), !overflow {
+        let mapStart = start.load(ordering: .relaxed)
+        if address >= mapStart, end <= fileEnd.load(ordering: .relaxed), !overflow {
             return UnsafeRawBufferPointer(start: value.mv_data, count: value.mv_size)
         }
-        return try slowCheck(value, environment: environment, writable: writable, operation: operation)
+        // A write transaction's own dirty pages live on the heap, outside the map.
+        if writable, mapStart != 0, address < mapStart || address >= mapEnd.load(ordering: .relaxed) {
+            return UnsafeRawBufferPointer(start: value.mv_data, count: value.mv_size)
+        }
+        return try slowCheck(value, writable: writable, operation: "\(operation)")
     }
 
-    private func slowCheck(_ value: MDB_val, environment: Environment, writable: Bool, operation: String) throws(LarderError) -> UnsafeRawBufferPointer {
+    @inline(never)
+    private func slowCheck(_ value: MDB_val, writable: Bool, operation: String) throws(LarderError) -> UnsafeRawBufferPointer {
         let checked = UnsafeRawBufferPointer(start: value.mv_data, count: value.mv_size)
         if value.mv_size == 0 { return checked }
         var mapStart = start.load(ordering: .relaxed)
         if mapStart == 0 {
             // LMDB does not say where it mapped the file (mdb_env_info's address is the fixed
             // address of MDB_FIXEDMAP, 0 here); the process's own map list does.
-            guard let found = Self.mappedAddress(of: environment.identity) else { return checked }
+            guard let found = Self.mappedAddress(of: identity) else {
+                // No map list (not Linux): let every buffer through the fast path unchecked.
+                start.store(1, ordering: .relaxed)
+                fileEnd.store(UInt.max, ordering: .relaxed)
+                return checked
+            }
             mapStart = found
         }
         var info = MDB_envinfo()
-        mdb_env_info(environment.handle, &info)
+        mdb_env_info(handle, &info)
         var descriptor: Int32 = -1
-        mdb_env_get_fd(environment.handle, &descriptor)
+        mdb_env_get_fd(handle, &descriptor)
         var status = stat()
         let fileSize = descriptor >= 0 && fstat(descriptor, &status) == 0 ? UInt(status.st_size) : 0
         let mapEnd = mapStart &+ UInt(info.me_mapsize)
         let dataEnd = mapStart &+ min(fileSize, UInt(info.me_mapsize))
         start.store(mapStart, ordering: .relaxed)
         fileEnd.store(dataEnd, ordering: .relaxed)
+        self.mapEnd.store(mapEnd, ordering: .relaxed)
         let address = UInt(bitPattern: value.mv_data)
         let (end, overflow) = address.addingReportingOverflow(UInt(value.mv_size))
         if address >= mapStart && address < mapEnd {
@@ -67,14 +93,14 @@ final class MapBound: Sendable {
             throw LarderError(
                 .corrupted,
                 "the store is damaged: LMDB returned \(value.mv_size) bytes that run past the end of the data file; run `larder check` and restore the store from a backup",
-                operation: operation, path: environment.path)
+                operation: operation, path: path)
         }
         // Outside the map: a dirty page of this write transaction, or a damaged page number.
         if writable { return checked }
         throw LarderError(
             .corrupted,
             "the store is damaged: LMDB returned a buffer outside the data file; run `larder check` and restore the store from a backup",
-            operation: operation, path: environment.path)
+            operation: operation, path: path)
     }
 
     /// The address where this process mapped the data file from its start, read from
