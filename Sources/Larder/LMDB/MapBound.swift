@@ -117,11 +117,20 @@ final class MapBound: @unchecked Sendable {  // the handle is only passed to mdb
             guard got > 0 else { break }
             contents.append(contentsOf: chunk[..<got])
         }
-        // Each line: start-end perms offset major:minor inode path.
+        // Each line: start-end perms offset major:minor inode path (numbers in hexadecimal but
+        // the inode). Linux's device number: minor in bits 0-7 and 20-39, major in bits 8-19 and 40-63.
+        let major = (identity.device >> 8) & 0xFFF | (identity.device >> 32) & ~0xFFF
+        let minor = identity.device & 0xFF | (identity.device >> 12) & ~0xFF
+        func hex(_ number: UInt64) -> String {
+            let digits = String(number, radix: 16)
+            return digits.count < 2 ? "0" + digits : digits
+        }
+        let device = hex(major) + ":" + hex(minor)
         for line in contents.split(separator: UInt8(ascii: "\n")) {
             let fields = line.split(separator: UInt8(ascii: " "), maxSplits: 5, omittingEmptySubsequences: true)
             guard fields.count >= 5,
                   UInt64(String(decoding: fields[4], as: UTF8.self)) == identity.inode,
+                  String(decoding: fields[3], as: UTF8.self) == device,
                   UInt64(String(decoding: fields[2], as: UTF8.self), radix: 16) == 0,
                   let dash = fields[0].firstIndex(of: UInt8(ascii: "-")),
                   let address = UInt(String(decoding: fields[0][..<dash], as: UTF8.self), radix: 16) else { continue }
