@@ -7,9 +7,12 @@ struct CheckCommand: ParsableCommand {
         commandName: "check",
         abstract: "Check a store's structure; the status is 4 when problems are found.",
         discussion: """
-            Checks every key, format byte and MessagePack value, the collection counts, metadata \
-            without objects, the change log, the extension records and the undo history, in one \
-            read transaction. The state of extensions is not verified: that needs them registered, \
+            First verifies the data file's pages without LMDB (both meta pages, the file's length, \
+            every page of every tree: page numbers, flags, node offsets and sizes, key order, \
+            counts); a damaged store is reported from that alone, status 4, even when it cannot \
+            be opened. Then checks every key, format byte and MessagePack value, the collection \
+            counts, metadata without objects, the change log, the extension records and the undo \
+            history, in one read transaction. The state of extensions is not verified: that needs them registered, \
             and only the program that defines an extension has its closures. Call \
             db.verifyExtensions() there.
             """)
@@ -18,8 +21,17 @@ struct CheckCommand: ParsableCommand {
     @Flag(help: "Print the report as JSON.") var json = false
 
     func run() throws {
-        let db = try store.open()
+        // The pages first, without LMDB: a store LMDB refuses to open (a damaged meta page) or
+        // would assert on is reported here, and nothing else is read from it.
+        if let pages = try? Database.verifyPages(path: store.path), !pages.isConsistent {
+            return try report(pages, extensions: [])
+        }
+        let db = try StoreArgument.open(store.path, readOnly: true, verifying: false)
         let (report, extensions) = try withStoreErrors { (try db.checkStructure(), try db.recordedExtensions()) }
+        try self.report(report, extensions: extensions)
+    }
+
+    private func report(_ report: StructureReport, extensions: [RecordedExtension]) throws {
         let reason = "not registered: the command-line tool cannot register extensions (their closures live in the program that defines them); call verifyExtensions() there"
         if json {
             sayJSON(.object([
@@ -32,13 +44,19 @@ struct CheckCommand: ParsableCommand {
                     JSONMember("collections", .integer(Int64(report.collectionsChecked))),
                     JSONMember("changeLogEntries", .integer(Int64(report.changeLogEntriesChecked))),
                     JSONMember("extensionRecords", .integer(Int64(report.extensionRecordsChecked))),
+                    JSONMember("pages", .integer(Int64(report.pagesChecked))),
                 ])),
                 JSONMember("extensions", .array(extensions.map {
                     .object([JSONMember("name", .string($0.name)), JSONMember("verified", .bool(false)), JSONMember("reason", .string(reason))])
                 })),
             ]))
         } else {
-            say("checked \(count(report.objectsChecked, "object")), \(count(report.metadataChecked, "metadata value")), the counts of \(count(report.collectionsChecked, "collection")), \(count(report.changeLogEntriesChecked, "change log entry", "change log entries")), \(count(report.extensionRecordsChecked, "extension record"))")
+            say("verified \(count(report.pagesChecked, "page")) of the data file")
+            if report.problems.contains(where: { $0.kind == .page || $0.kind == .metaPage }) {
+                say("the pages are damaged: nothing else was read (LMDB cannot walk damaged pages safely)")
+            } else {
+                say("checked \(count(report.objectsChecked, "object")), \(count(report.metadataChecked, "metadata value")), the counts of \(count(report.collectionsChecked, "collection")), \(count(report.changeLogEntriesChecked, "change log entry", "change log entries")), \(count(report.extensionRecordsChecked, "extension record"))")
+            }
             for problem in report.problems { say("problem: \(problem)") }
             if report.problemCount > report.problems.count { say("… and \(report.problemCount - report.problems.count) more problems") }
             for record in extensions { say("extension \(record.name) (\(record.kind)) not verified: \(reason)") }

@@ -23,6 +23,7 @@ struct LarderCommand: ParsableCommand {
     /// Parses and runs the subcommand, and turns every failure into one line on standard error
     /// and a status from ``ExitStatus`` (never a crash or a backtrace).
     static func main() {
+        LMDBAssertion.exitStatus.store(ExitStatus.storeError.rawValue, ordering: .relaxed)  // a damaged page nothing caught: status 5, not SIGABRT
         do {
             try checkArgumentsAreUTF8()
             var command = try parseAsRoot()

@@ -19,8 +19,9 @@ struct StoreArgument: ParsableArguments {
         try Self.open(path, readOnly: readOnly)
     }
 
-    static func open(_ path: String, create: Bool = false, readOnly: Bool = false) throws -> Database {
+    static func open(_ path: String, create: Bool = false, readOnly: Bool = false, verifying: Bool = true) throws -> Database {
         if !create { try requireExisting(path) }
+        if verifying && FileManager.default.fileExists(atPath: path) { try DamagedStore.refuse(path) }
         var configuration = Database.Configuration()
         configuration.readOnly = readOnly && !create
         do {

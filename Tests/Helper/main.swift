@@ -35,6 +35,16 @@
 //   larder-test-helper commit-rate <directory> <rounds> <commits>
 //       The power-loss suite's processes; see PowerLoss.swift.
 //
+//   larder-test-helper read <path> <collection> <key>
+//       Opens the store and reads the stored object at <key> with the library (no page
+//       verification first). Prints its byte count ("none" when missing) and exits 0, or prints
+//       the LarderError code and exits 3.
+//
+//   larder-test-helper read-all <path>
+//       Opens the store and reads every object of every collection, its metadata and the
+//       statistics, with the library and no page verification. Prints the number of objects
+//       read and exits 0, or prints the LarderError code and exits 3.
+//
 //   larder-test-helper grow <path> <megabytes>
 //       Opens the store with a 1 MiB initial map and writes <megabytes> MiB of 64 KiB values
 //       into collection "grown" (keys "g00000"...), 1 MiB per transaction, so the map must
@@ -212,6 +222,40 @@ case "sync-failure" where arguments.count == 4:
 case "commit-rate" where arguments.count == 5:
     guard let rounds = Int(arguments[3]), rounds > 0, let commits = Int(arguments[4]), commits > 0 else { fail("commit-rate: bad numbers", status: 2) }
     commitRate(directory: arguments[2], rounds: rounds, commits: commits)
+case "read" where arguments.count == 5:
+    do {
+        let stored = try Database(path: arguments[2]).read { try $0.storedObject(forKey: arguments[4], inCollection: arguments[3]) }
+        print(stored.map { String($0.bytes.count) } ?? "none")
+        exit(0)
+    } catch let error as LarderError {
+        print(error.code)
+        exit(3)
+    } catch {
+        fail("read failed: \(error)")
+    }
+case "read-all" where arguments.count == 3:
+    do {
+        let db = try Database(path: arguments[2])
+        _ = try db.statistics()
+        let count = try db.read { txn in
+            var count = 0
+            for collection in try txn.collections() {
+                for key in try txn.keys(inCollection: collection) {
+                    _ = try txn.storedObject(forKey: key, inCollection: collection)
+                    _ = try txn.storedMetadata(forKey: key, inCollection: collection)
+                    count += 1
+                }
+            }
+            return count
+        }
+        print(count)
+        exit(0)
+    } catch let error as LarderError {
+        print(error.code)
+        exit(3)
+    } catch {
+        fail("read-all failed: \(error)")
+    }
 default:
     fail("unknown command or wrong arguments: \(arguments.dropFirst().joined(separator: " "))", status: 2)
 }

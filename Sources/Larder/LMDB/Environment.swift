@@ -41,6 +41,8 @@ final class Environment: @unchecked Sendable {  // the handle is used under LMDB
     private(set) var databases = Databases()
 
     let gate = TransactionGate()
+    /// The mapped range the data file backs, for the bounds checks of ``LMDBTransaction``.
+    let mapBound: MapBound
     /// Publishes this process's commits, and those it learns of from other processes.
     let changeHub = ChangeHub()
     /// The extensions registered on this store in this process.
@@ -76,6 +78,7 @@ final class Environment: @unchecked Sendable {  // the handle is used under LMDB
         self.isReadOnly = isReadOnly
         self.isUnlocked = isUnlocked
         self.maxKeySize = Int(mdb_env_get_maxkeysize(handle))
+        self.mapBound = MapBound(handle: handle, identity: identity, path: path)
     }
 
     // MARK: Opening and closing
@@ -156,6 +159,7 @@ final class Environment: @unchecked Sendable {  // the handle is used under LMDB
         // Durability.md). `.deferred` is MDB_NOMETASYNC plus a timer that flushes the last meta page.
         case .noMetaSync, .deferred: flags |= UInt32(MDB_NOMETASYNC)
         }
+        LMDBAssertion.install(on: env)
         do {
             try LMDBResult.check(mdb_env_set_maxreaders(env, UInt32(configuration.maxReaders)), "mdb_env_set_maxreaders", path: path)
             try LMDBResult.check(mdb_env_set_maxdbs(env, 256), "mdb_env_set_maxdbs", path: path)
@@ -166,6 +170,8 @@ final class Environment: @unchecked Sendable {  // the handle is used under LMDB
             if error.lmdbCode == ENOTDIR || error.lmdbCode == EISDIR {
                 throw LarderError(.notAStore, "the path is not a Larder store", operation: "open", path: path, lmdbCode: error.lmdbCode)
             }
+            // MDB_INVALID on a file with one intact meta page is damage, not a foreign file.
+            if error.code == .notAStore, let damage = PageVerifier.damagedMetaError(dataFile: location.dataFile, path: path) { throw damage }
             throw error
         }
         return env
@@ -584,6 +590,7 @@ final class Environment: @unchecked Sendable {  // the handle is used under LMDB
         var failure: LarderError?
         _ = gate.exclusively {
             drainPool()
+            mapBound.invalidate()
             let now = mapUsage()
             guard now.mapSize <= before else { return }  // another thread grew it meanwhile
             let target = (now.mapSize * 2 + now.pageSize - 1) / now.pageSize * now.pageSize
@@ -605,6 +612,7 @@ final class Environment: @unchecked Sendable {  // the handle is used under LMDB
         var failure: LarderError?
         _ = gate.exclusively {
             drainPool()
+            mapBound.invalidate()
             let rc = mdb_env_set_mapsize(handle, 0)
             if rc != MDB_SUCCESS { failure = LMDBResult.error(rc, operation: "adoptMapSize", path: path) }
         }

@@ -3,7 +3,9 @@ import CLMDB
 /// A live LMDB transaction: get, put, delete and cursors over byte buffers.
 ///
 /// Buffers it returns point into the memory map and are valid until the next write in the
-/// transaction or its end; callers decode or copy them at once and never let them escape.
+/// transaction or its end; callers decode or copy them at once and never let them escape. Each
+/// is checked to lie within the data file before it is handed out (a damaged file can make LMDB
+/// return sizes past its end): such a buffer is a ``LarderError/Code/corrupted`` error.
 struct LMDBTransaction {
     /// Per-attempt flags the write loop reads after the body ran.
     final class Attempt {
@@ -16,14 +18,26 @@ struct LMDBTransaction {
     let handle: OpaquePointer
     unowned let environment: Environment
     let attempt: Attempt?
+    /// The environment's bound, held here so that the check of each buffer is a plain load.
+    let mapBound: MapBound
 
     init(handle: OpaquePointer, environment: Environment, attempt: Attempt?) {
         self.handle = handle
         self.environment = environment
         self.attempt = attempt
+        self.mapBound = environment.mapBound
     }
 
     var databases: Environment.Databases { environment.databases }
+
+    /// Whether this transaction writes: its buffers may point into dirty pages off the map.
+    var isWritable: Bool { attempt != nil }
+
+    /// `value` as a buffer, once it is known to lie within the data file (see ``MapBound``).
+    @inline(__always)
+    func checked(_ value: MDB_val, _ operation: StaticString) throws(LarderError) -> UnsafeRawBufferPointer {
+        try mapBound.buffer(value, writable: isWritable, operation: operation)
+    }
 
     /// LMDB's id of this transaction: a read transaction's is the id of the commit it sees; a
     /// write transaction's is one more than the commit it started from.
@@ -80,7 +94,7 @@ struct LMDBTransaction {
         let rc = mdb_get(handle, dbi, &k, &v)
         if rc == MDB_NOTFOUND { return nil }
         if rc != MDB_SUCCESS { throw fail(rc, "get") }
-        return UnsafeRawBufferPointer(start: v.mv_data, count: v.mv_size)
+        return try checked(v, "get")
     }
 
     func get(_ dbi: MDB_dbi, key: String) throws(LarderError) -> UnsafeRawBufferPointer? {
@@ -92,7 +106,7 @@ struct LMDBTransaction {
         }
         if rc == MDB_NOTFOUND { return nil }
         if rc != MDB_SUCCESS { throw fail(rc, "get") }
-        return UnsafeRawBufferPointer(start: v.mv_data, count: v.mv_size)
+        return try checked(v, "get")
     }
 
     @inline(__always)
@@ -164,7 +178,7 @@ struct Cursor {
         let rc = mdb_cursor_get(handle, &k, &v, op)
         if rc == MDB_NOTFOUND { return nil }
         if rc != MDB_SUCCESS { throw LMDBResult.error(rc, operation: "cursor", path: transaction.environment.path) }
-        return (UnsafeRawBufferPointer(start: k.mv_data, count: k.mv_size), UnsafeRawBufferPointer(start: v.mv_data, count: v.mv_size))
+        return (try transaction.checked(k, "cursor"), try transaction.checked(v, "cursor"))
     }
 
     /// Positions at the first key greater than or equal to `key`.

@@ -107,6 +107,15 @@ public struct StructureProblem: Sendable, Hashable, CustomStringConvertible {
         public static let extensionRecord = Kind(rawValue: "extensionRecord")
         /// The undo history does not decode.
         public static let undoHistory = Kind(rawValue: "undoHistory")
+        /// A page of the data file is damaged: a page number out of range or reached twice,
+        /// wrong flags, node offsets or sizes outside the page, keys out of order, or a tree whose
+        /// depth or counts differ from its record; or the file is shorter than its pages. LMDB's
+        /// cursors are not run over a store with such a problem.
+        public static let page = Kind(rawValue: "page")
+        /// One or both meta pages (the two pages at the start of the data file that name the last
+        /// commit) are damaged. LMDB refuses to open a store with a damaged meta page even when
+        /// the other one is intact; the detail says which one is damaged.
+        public static let metaPage = Kind(rawValue: "metaPage")
     }
 
     /// What kind of problem it is.
@@ -140,6 +149,9 @@ public struct StructureReport: Sendable, Hashable {
     /// The extension records checked (their state is checked by ``Database/verifyExtensions()``,
     /// which needs them registered).
     public let extensionRecordsChecked: Int
+    /// The pages of the data file verified before anything else was read (meta and overflow
+    /// pages included).
+    public let pagesChecked: Int
 
     /// Whether the check found nothing wrong.
     public var isConsistent: Bool { problemCount == 0 }
@@ -208,12 +220,15 @@ extension Database {
 
     // MARK: Structure
 
-    /// Checks the structure of the store in one read transaction, without changing it: every
-    /// object and metadata key is `collection ‖ 0x00 ‖ key`; every value has a known format byte
-    /// and every MessagePack value is one well-formed value; the count of each collection matches
-    /// its objects; no metadata is without an object; the change log ends at the last commit,
-    /// without gaps, and each entry decodes; the format version, the extension records and the
-    /// undo history decode.
+    /// Checks the structure of the store in one read transaction, without changing it. It first
+    /// verifies the pages of the data file as ``Database/verifyPages(path:)`` does (for the
+    /// snapshot of its read transaction); when they are damaged, the report lists the page
+    /// problems and nothing else is read, since LMDB's cursors cannot walk damaged pages safely.
+    /// Then it checks that every object and metadata key is `collection ‖ 0x00 ‖ key`; every
+    /// value has a known format byte and every MessagePack value is one well-formed value; the
+    /// count of each collection matches its objects; no metadata is without an object; the change
+    /// log ends at the last commit, without gaps, and each entry decodes; the format version, the
+    /// extension records and the undo history decode.
     ///
     /// It does not look at the extensions' own state: ``verifyExtensions()`` recomputes that,
     /// for the extensions registered in this process.
@@ -222,13 +237,20 @@ extension Database {
     /// let report = try db.checkStructure()
     /// for problem in report.problems { print(problem) }
     /// ```
-    /// - Complexity: O(n) for the n objects and metadata values: it reads every one.
+    /// - Complexity: O(n) for the n objects and metadata values: it reads every one, and every
+    ///   page in use.
     /// - Throws: ``LarderError`` when LMDB fails to read the store (a damaged page is reported as
     ///   ``LarderError/Code/corrupted``). Damage in what is read is a problem in the report, not an
     ///   error.
     public func checkStructure() throws -> StructureReport {
         try read { txn in
-            var checker = StructureChecker(lmdb: txn.lmdb)
+            // The pages first, read with pread: LMDB's cursors assert or read past the end of
+            // the file on a damaged page. The read transaction pins the pages of its snapshot.
+            guard let pages = PageVerifier.verify(dataFile: environment.dataFile, transactionID: UInt64(txn.lmdb.id)) else {
+                throw LMDBResult.error(errno, operation: "checkStructure", path: environment.dataFile)
+            }
+            if pages.problemCount > 0 { return StructureReport(pages: pages) }
+            var checker = StructureChecker(lmdb: txn.lmdb, pagesChecked: pages.pagesChecked)
             try checker.run()
             return checker.report
         }
@@ -349,15 +371,18 @@ private struct StructureChecker {
     private var collections = 0
     private var logEntries = 0
     private var extensionRecords = 0
+    private let pagesChecked: Int
 
-    init(lmdb: LMDBTransaction) {
+    init(lmdb: LMDBTransaction, pagesChecked: Int) {
         self.lmdb = lmdb
+        self.pagesChecked = pagesChecked
     }
 
     var report: StructureReport {
         StructureReport(
             problems: problems, problemCount: problemCount, objectsChecked: objects, metadataChecked: metadata,
-            collectionsChecked: collections, changeLogEntriesChecked: logEntries, extensionRecordsChecked: extensionRecords)
+            collectionsChecked: collections, changeLogEntriesChecked: logEntries, extensionRecordsChecked: extensionRecords,
+            pagesChecked: pagesChecked)
     }
 
     private mutating func note(_ kind: StructureProblem.Kind, _ detail: String, _ index: YapDB.Index? = nil) {

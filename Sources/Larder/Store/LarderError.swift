@@ -63,7 +63,10 @@ public struct LarderError: Error, Sendable, CustomStringConvertible {
         public static let diskFull = Code(rawValue: "diskFull")
         /// Every reader slot of the environment is in use, even after stale slots were cleared.
         public static let readersFull = Code(rawValue: "readersFull")
-        /// LMDB reports that the data file is damaged.
+        /// The data file is damaged: LMDB reports it, a key or value LMDB returned runs past
+        /// the end of the file, a key is out of place in its collection, or a meta page is
+        /// damaged (the message names it and says whether the other one is intact).
+        /// ``Database/checkStructure()`` and ``Database/verifyPages(path:)`` say what is damaged.
         public static let corrupted = Code(rawValue: "corrupted")
         /// An input-output error from the operating system.
         public static let io = Code(rawValue: "io")

@@ -42,14 +42,16 @@ extension ReadTransaction {
                 var entry = try upper.withUnsafeBytes { try cursor.seek(atLeast: $0) } != nil ? try cursor.previous() : try cursor.last()
                 while let (key, value) = entry, !key.lexicographicallyPrecedes(lower) {
                     visited += 1
-                    guard try body(UnsafeRawBufferPointer(rebasing: key[prefix.count...]), value), visited < limit else { return }
+                    let name = try Self.keyPart(of: key, prefix: prefix, collection: collection, operation: operation)
+                    guard try body(name, value), visited < limit else { return }
                     entry = try cursor.previous()
                 }
             } else {
                 var entry = try lower.withUnsafeBytes { try cursor.seek(atLeast: $0) }
                 while let (key, value) = entry, key.lexicographicallyPrecedes(upper) {
                     visited += 1
-                    guard try body(UnsafeRawBufferPointer(rebasing: key[prefix.count...]), value), visited < limit else { return }
+                    let name = try Self.keyPart(of: key, prefix: prefix, collection: collection, operation: operation)
+                    guard try body(name, value), visited < limit else { return }
                     entry = try cursor.next()
                 }
             }
@@ -67,6 +69,21 @@ extension ReadTransaction {
             try each(collection, filter.map { accepts in { accepts(YapDB.Index(collection: collection, key: $0)) } }, &stopped)
             if stopped { return }
         }
+    }
+
+    /// The key part of a storage key the walk met between its bounds. In an undamaged store
+    /// every such key starts with `prefix`; a damaged page can put any key there, even one
+    /// shorter than the prefix, so that is checked before slicing.
+    private static func keyPart(
+        of key: UnsafeRawBufferPointer, prefix: [UInt8], collection: String, operation: String
+    ) throws(LarderError) -> UnsafeRawBufferPointer {
+        guard key.count >= prefix.count, key.starts(with: prefix) else {
+            throw LarderError(
+                .corrupted,
+                "the store is damaged: a key out of order was found among the keys of collection \"\(collection)\"; run `larder check` and restore the store from a backup",
+                operation: operation, index: YapDB.Index(collection: collection, key: ""))
+        }
+        return UnsafeRawBufferPointer(rebasing: key[prefix.count...])
     }
 
     private static func greater(_ a: [UInt8], _ b: [UInt8]) -> [UInt8] { a.lexicographicallyPrecedes(b) ? b : a }

@@ -1,0 +1,87 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+// Page verification: the check of a data file's pages that runs before anything walks a
+// suspect store with LMDB's cursors, and the one tool that works on a store LMDB refuses to open.
+
+extension Database {
+    /// Verifies the pages of the store at `path` without opening it: reads the data file with
+    /// `pread` (never through a memory map, never through LMDB) and checks both meta pages, the
+    /// file's length, and every page of every tree reachable from the current meta page, as
+    /// ``checkStructure()`` does first.
+    ///
+    /// It works on stores that LMDB refuses to open (a damaged meta page), and on stores whose
+    /// damage would make LMDB assert or read past the end of the file. It changes nothing and
+    /// takes no lock. Without a read transaction it cannot pin the pages it reads, so when it
+    /// finds damage and a commit happened meanwhile it reads again (up to ten times); on an open
+    /// store, ``checkStructure()`` verifies the pages of its read snapshot instead.
+    ///
+    /// ```swift
+    /// let report = try Database.verifyPages(path: "/backups/shop")
+    /// if !report.isConsistent { for problem in report.problems { print(problem) } }
+    /// ```
+    /// - Parameter path: the store: a directory holding `data.mdb`, or a single data file.
+    /// - Returns: a report whose problems are all of kind ``StructureProblem/Kind/page`` or
+    ///   ``StructureProblem/Kind/metaPage``, and whose ``StructureReport/pagesChecked`` counts the
+    ///   pages read; its other counts are 0.
+    /// - Complexity: O(size of the data in use): it reads every page reachable from the meta page.
+    /// - Throws: ``LarderError`` with code
+    ///   - ``LarderError/Code/notAStore`` when neither meta page is an LMDB meta page (another
+    ///     kind of file, an empty file, or both meta pages destroyed: nothing says where the
+    ///     trees are);
+    ///   - ``LarderError/Code/permissionDenied``, ``LarderError/Code/io`` or
+    ///     ``LarderError/Code/lmdb`` when the data file cannot be opened (``LarderError/lmdbCode``
+    ///     holds `errno`, `ENOENT` when there is none).
+    public static func verifyPages(path: String) throws -> StructureReport {
+        let dataFile = try StoreLocation.resolve(path, singleFile: false).dataFile
+        var attempts = 0
+        while true {
+            guard let report = PageVerifier.verify(dataFile: dataFile) else {
+                throw LMDBResult.error(errno, operation: "verifyPages", path: dataFile)
+            }
+            attempts += 1
+            if report.transactionID == nil {
+                // Neither meta page is LMDB's: there is no store here to call damaged.
+                throw LarderError(
+                    .notAStore, "the file is not a Larder store: \(report.problems.first?.detail ?? "it has no valid meta page")",
+                    operation: "verifyPages", path: dataFile)
+            }
+            // A commit during the read may have reused pages of the snapshot read: read again.
+            if report.isStable || report.problemCount == 0 || attempts == 10 { return StructureReport(pages: report) }
+        }
+    }
+}
+
+extension StructureReport {
+    /// A report of page problems only.
+    init(pages: PageVerifier.Report) {
+        self.init(
+            problems: pages.problems.map(StructureProblem.init(page:)), problemCount: pages.problemCount,
+            objectsChecked: 0, metadataChecked: 0, collectionsChecked: 0, changeLogEntriesChecked: 0,
+            extensionRecordsChecked: 0, pagesChecked: pages.pagesChecked)
+    }
+}
+
+extension StructureProblem {
+    init(page problem: PageVerifier.Problem) {
+        let isMeta = problem.page.map { $0 < 2 } ?? false
+        self.init(kind: isMeta ? .metaPage : .page, detail: problem.detail, index: nil)
+    }
+}
+
+extension PageVerifier {
+    /// The error for a store LMDB refused as not an LMDB file (`MDB_INVALID`) when one of its
+    /// meta pages is intact: the store is damaged, not foreign. `nil` when the file does not
+    /// look like a damaged store.
+    static func damagedMetaError(dataFile: String, path: String) -> LarderError? {
+        guard let report = verify(dataFile: dataFile), report.transactionID != nil,
+              let first = report.problems.first, let page = first.page, page < 2 else { return nil }
+        return LarderError(
+            .corrupted,
+            "the store is damaged: \(first.detail); LMDB opens no store with a damaged meta page. Run `larder check` for the details and restore the store from a backup",
+            operation: "open", path: path)
+    }
+}
