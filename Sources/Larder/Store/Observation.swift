@@ -20,8 +20,13 @@ final class SubscriptionLease: Sendable {
 /// iterating it is missed. It has one consumer: iterate it once. It ends when the consuming task is
 /// cancelled; dropping the stream ends it too. Either way everything it held is released.
 ///
-/// A consumer that falls behind never holds up writers: beyond 64 waiting changesets, the waiting
-/// ones are merged into one that covers them all (see ``Changeset/commits``).
+/// A consumer that falls behind never holds up writers, and what waits for it stays bounded:
+/// beyond 64 waiting changesets or 256 KiB of them, the waiting ones are merged into one that
+/// covers them all (see ``Changeset/commits``), with index changes netted per index. A merged
+/// changeset still over 256 KiB drops the extensions' itemized changes (a view's
+/// ``ViewHandle/changes(in:)-(Changeset)`` then reports a reset for those commits); one still over
+/// that, or listing more than 4,096 indexes, becomes a reset (``Changeset/isReset``): reload what
+/// you show. No change is lost silently.
 public struct ChangeStream: AsyncSequence, Sendable {
     /// Each element is the changeset of one commit, or of several merged.
     public typealias Element = Changeset
@@ -52,8 +57,9 @@ public struct ChangeStream: AsyncSequence, Sendable {
 
 /// The value of one object, first as it is and then each time a commit changes it (`nil` while
 /// there is none). Values come from the latest commit when the consumer asks, so a consumer that
-/// is slower than the writes sees the latest value, not every intermediate one. Ends when the
-/// consuming task is cancelled; throws if a read fails.
+/// is slower than the writes sees the latest value, not every intermediate one; what waits
+/// between two reads is bounded as in ``ChangeStream``. Ends when the consuming task is
+/// cancelled; throws if a read fails.
 public struct ObjectObservation<Value: Sendable>: AsyncSequence, Sendable {
     /// The object's value, `nil` while there is none.
     public typealias Element = Value?
