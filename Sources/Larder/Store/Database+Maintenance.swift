@@ -107,6 +107,10 @@ public struct StructureProblem: Sendable, Hashable, CustomStringConvertible {
         public static let extensionRecord = Kind(rawValue: "extensionRecord")
         /// The undo history does not decode.
         public static let undoHistory = Kind(rawValue: "undoHistory")
+        /// A checksummed value (``Database/Configuration/checksumsValues``) does not match its
+        /// checksum: its bytes were damaged after they were written. Reading it throws
+        /// ``LarderError/Code/corrupted``.
+        public static let checksumMismatch = Kind(rawValue: "checksumMismatch")
     }
 
     /// What kind of problem it is.
@@ -408,10 +412,19 @@ private struct StructureChecker {
         return index
     }
 
-    /// Checks one stored value's framing and, for MessagePack and JSON, its payload.
+    /// Checks one stored value's framing (and checksum, when it has one) and, for MessagePack and
+    /// JSON, its payload.
     private mutating func checkValue(_ value: UnsafeRawBufferPointer, what: String, at index: YapDB.Index?) {
-        guard let tag = value.first else { return note(.emptyValue, "the \(what) is empty (it has no format byte)", index) }
-        let payload = UnsafeRawBufferPointer(rebasing: value[1...])
+        guard var tag = value.first else { return note(.emptyValue, "the \(what) is empty (it has no format byte)", index) }
+        var payload = UnsafeRawBufferPointer(rebasing: value[1...])
+        if tag == ValueFraming.checksummedTag {
+            do {
+                (payload, _) = try ValueFraming.unframe(value)
+                tag = value[ValueFraming.checksumHeaderSize]
+            } catch {
+                return note(error.code == .corrupted ? .checksumMismatch : .malformedValue, "the \(what): \(error.message)", index)
+            }
+        }
         switch ArchiveFormat(rawValue: tag) {
         case .messagePack:
             var spans: [MessagePackContainerSpan]? = nil
