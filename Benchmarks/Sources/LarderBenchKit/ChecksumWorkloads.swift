@@ -15,14 +15,12 @@ public final class ChecksumWorkload {
 
     public init(items count: Int, reads: Int) throws {
         scratch = try Scratch("checksums")
-        items = (0..<count).map { Item(key: Keys.key($0), seed: $0) }
+        let items = (0..<count).map { Item(key: Keys.key($0), seed: $0) }
+        self.items = items
         plain = try Larder.Database(path: scratch.file("plain"), configuration: Self.configuration(checksums: false))
         checksummed = try Larder.Database(path: scratch.file("checksummed"), configuration: Self.configuration(checksums: true))
-        for db in [plain, checksummed] {
-            try db.write { txn in
-                for item in items { try txn.setObject(item, forKey: item.id, inCollection: Item.collection) }
-            }
-        }
+        try Self.insert(items, into: plain)
+        try Self.insert(items, into: checksummed)
         plainReader = plain.newConnection()
         plainReader.objectCacheLimit = 0
         checksummedReader = checksummed.newConnection()
@@ -76,4 +74,36 @@ public final class ChecksumWorkload {
             for item in items { try txn.setObject(item, forKey: item.id, inCollection: Item.collection) }
         }
     }
+}
+
+/// The probe of `larder-checksum-probe`: one store, checksums on or off, its writes and its reads
+/// each in a function callgrind can single out.
+public final class ChecksumProbe {
+    let scratch: Scratch
+    let db: Larder.Database
+    let reader: Connection
+    let items: [Item]
+    let keys: [String]
+
+    public init(items count: Int, checksums: Bool) throws {
+        scratch = try Scratch("checksum-probe")
+        var configuration = ChecksumWorkload.configuration(checksums: checksums)
+        configuration.initialMapSize = 64 << 20
+        db = try Larder.Database(path: scratch.file("store"), configuration: configuration)
+        reader = db.newConnection()
+        reader.objectCacheLimit = 0
+        items = (0..<count).map { Item(key: Keys.key($0), seed: $0) }
+        keys = Keys.random(count, in: count, seed: 14)
+    }
+
+    /// Stores the items, outside the measured functions.
+    public func store() throws { try ChecksumWorkload.insert(items, into: db) }
+
+    /// Inserts the items in one write transaction.
+    @inline(never)
+    public func probeWrites() throws { try ChecksumWorkload.insert(items, into: db) }
+
+    /// Reads every key once, uncached, in one read transaction.
+    @inline(never)
+    public func probeReads() throws -> Int { try ChecksumWorkload.read(keys, through: reader) }
 }
