@@ -188,9 +188,16 @@ struct ChecksumTests {
         let found = try #require(data.range(of: Data(marker.utf8)))
         data[found.lowerBound + 3] ^= 0x01
         try data.write(to: URL(fileURLWithPath: file))
-        let db = try Database(path: path, configuration: Self.configuration(checksums: false))
-        #expect { try db.read { try $0.object(forKey: "p1", inCollection: Product.collection, as: Product.self) } } throws: { ($0 as? LarderError)?.code == .corrupted }
-        #expect(try db.checkStructure().problems.map(\.kind) == [.checksumMismatch])
+        do {
+            let db = try Database(path: path, configuration: Self.configuration(checksums: false))
+            #expect { try db.read { try $0.object(forKey: "p1", inCollection: Product.collection, as: Product.self) } } throws: { ($0 as? LarderError)?.code == .corrupted }
+            #expect(try db.checkStructure().problems.map(\.kind) == [.checksumMismatch])
+        }
+        // The tool: `check` reports it (status 4), `get` refuses to print damaged data.
+        let check = try CLI.run(["check", path])
+        #expect(check.status == CLI.Status.checkFailed && check.standardOutput.contains("checksumMismatch"), "\(check.standardOutput) \(check.standardError)")
+        let get = try CLI.run(["get", path, Product.collection, "p1"])
+        #expect(get.status == CLI.Status.storeError && get.standardError.contains("checksum") && get.standardOutput.isEmpty, "\(get.standardError)")
     }
 
     // MARK: Format version
