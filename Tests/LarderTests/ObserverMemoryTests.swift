@@ -144,6 +144,8 @@ struct ObserverMemoryTests {
             largest = max(largest, subscription.bufferedFootprint)
         }
         #expect(largest <= ChangeSubscription.byteLimit, "\(largest)")
+        // It keeps no view changes (it never reads them): at most 65 one-index changesets.
+        #expect(largest <= 16 * 1024, "\(largest)")
         // The next value is the latest one.
         let last = Self.commits - 1
         let value = try #require(try await next(&iterator))

@@ -177,10 +177,14 @@ final class ChangeSubscription: @unchecked Sendable {  // state guarded by `lock
     private var waiter: CheckedContinuation<Changeset?, Never>?
     private var finished = false
     private let collection: String?
+    /// Whether the consumer reads the extensions' changes and the commit information; when not,
+    /// they are dropped on arrival.
+    private let keepsDetails: Bool
     private weak var hub: ChangeHub?
 
-    init(collection: String?, hub: ChangeHub) {
+    init(collection: String?, keepsDetails: Bool = true, hub: ChangeHub) {
         self.collection = collection
+        self.keepsDetails = keepsDetails
         self.hub = hub
     }
 
@@ -205,6 +209,7 @@ final class ChangeSubscription: @unchecked Sendable {  // state guarded by `lock
 
     func receive(_ changeset: Changeset) {
         if let collection, !changeset.hasChange(inCollection: collection) { return }
+        let changeset = keepsDetails ? changeset : changeset.indexChangesOnly()
         lock.lock()
         guard !finished else {
             lock.unlock()

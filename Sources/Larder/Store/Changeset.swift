@@ -309,6 +309,16 @@ public struct Changeset: Sendable {
         commitInfos.append(contentsOf: later.commitInfos)
     }
 
+    /// The same index changes without the extensions' changes and the commit information, for an
+    /// observer that only asks which indexes changed (``ObjectObservation``).
+    func indexChangesOnly() -> Changeset {
+        guard !extensionPayloads.isEmpty || !commitInfos.isEmpty else { return self }
+        var result = self
+        result.extensionPayloads = [:]
+        result.commitInfos = []
+        return result
+    }
+
     /// Turns this changeset into a reset covering the same commits (see "Resets" above).
     mutating func becomeReset() {
         let covered = commits

@@ -3,10 +3,12 @@ final class SubscriptionLease: Sendable {
     let subscription: ChangeSubscription
     let database: Database  // keeps the store open while someone observes it
 
-    init(database: Database, collection: String?) {
+    /// - Parameter keepsDetails: whether the consumer reads extensions' changes and commit
+    ///   information (a ``ChangeStream``) or only which indexes changed (``ObjectObservation``).
+    init(database: Database, collection: String?, keepsDetails: Bool = true) {
         self.database = database
         let hub = database.environment.changeHub
-        subscription = ChangeSubscription(collection: collection, hub: hub)
+        subscription = ChangeSubscription(collection: collection, keepsDetails: keepsDetails, hub: hub)
         hub.subscribe(subscription, environment: database.environment)
     }
 
@@ -57,8 +59,10 @@ public struct ChangeStream: AsyncSequence, Sendable {
 
 /// The value of one object, first as it is and then each time a commit changes it (`nil` while
 /// there is none). Values come from the latest commit when the consumer asks, so a consumer that
-/// is slower than the writes sees the latest value, not every intermediate one; what waits
-/// between two reads is bounded as in ``ChangeStream``. Ends when the consuming task is
+/// is slower than the writes sees the latest value, not every intermediate one. Between two reads
+/// it keeps only which indexes of its collection changed (merged as in ``ChangeStream``, without
+/// extensions' changes or commit information), so a consumer that stops asking holds a few
+/// kilobytes whatever the number of commits. Ends when the consuming task is
 /// cancelled; throws if a read fails.
 public struct ObjectObservation<Value: Sendable>: AsyncSequence, Sendable {
     /// The object's value, `nil` while there is none.
@@ -160,7 +164,7 @@ extension Connection {
     public func observe<T: Persistable & Saveable & Sendable>(_ type: T.Type, id: T.ID) -> ObjectObservation<T> {
         let key = T.key(for: id)
         return ObjectObservation(
-            lease: SubscriptionLease(database: database, collection: T.collection), index: T.index(forKey: key),
+            lease: SubscriptionLease(database: database, collection: T.collection, keepsDetails: false), index: T.index(forKey: key),
             connection: self, read: { try $0.object(forKey: key, inCollection: T.collection, as: T.self) })
     }
 
@@ -169,7 +173,7 @@ extension Connection {
     public func observe<T: Persistable & Codable & Sendable>(_ type: T.Type, id: T.ID) -> ObjectObservation<T> {
         let key = T.key(for: id)
         return ObjectObservation(
-            lease: SubscriptionLease(database: database, collection: T.collection), index: T.index(forKey: key),
+            lease: SubscriptionLease(database: database, collection: T.collection, keepsDetails: false), index: T.index(forKey: key),
             connection: self, read: { try $0.object(forKey: key, inCollection: T.collection, as: T.self) })
     }
 }
