@@ -49,6 +49,12 @@ let package = Package(
         ),
         // Counts the allocations of raw reads under package-benchmark's malloc interposer (linked
         // here only, so that larder-bench's timings run on the plain allocator).
+        // One synchronous process of checksummed or plain reads or writes, for callgrind's
+        // instruction counts (valgrind does not run larder-bench's async harness).
+        .executableTarget(
+            name: "larder-checksum-probe",
+            dependencies: ["LarderBenchKit"]
+        ),
         .executableTarget(
             name: "larder-alloc-probe",
             dependencies: [

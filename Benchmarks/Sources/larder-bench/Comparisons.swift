@@ -142,6 +142,20 @@ var comparisons: [Comparison] { [
                    let work = UndoableWriteWorkload(count: count)
                    return (Side(operations: count) { try work.undoable() }, Side(operations: count) { try work.plain() })
                }),
+    Comparison(id: "14-checksum-reads", workload: "14. random read, Codable, uncached",
+               larder: "checksumsValues on", reference: "checksums off",
+               body: .timed { fixtures in
+                   let work = try fixtures.checksums
+                   let reads = fixtures.scale.itemReads
+                   return (.timing(reads) { try work.read(checksums: true) }, .timing(reads) { try work.read(checksums: false) })
+               }),
+    Comparison(id: "14-checksum-writes", workload: "14. insert, Codable, one write txn",
+               larder: "checksumsValues on", reference: "checksums off",
+               body: .timed { fixtures in
+                   let work = try fixtures.checksums
+                   let count = fixtures.scale.items
+                   return (Side(operations: count) { try work.insert(checksums: true) }, Side(operations: count) { try work.insert(checksums: false) })
+               }),
 ] }
 
 /// Runs `larder-alloc-probe` (built beside this executable by `swift build -c release`), which

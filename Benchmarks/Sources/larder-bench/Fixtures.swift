@@ -10,6 +10,7 @@ final class Fixtures {
     private var recordStore: RecordReadWorkload?
     private var durableStores: DurableCommitWorkload?
     private var groupStore: GroupCommitWorkload?
+    private var checksumStores: ChecksumWorkload?
 
     var rawRead: RawReadWorkload {
         get throws {
@@ -34,6 +35,15 @@ final class Fixtures {
             if let durableStores { return durableStores }
             let made = try DurableCommitWorkload()
             durableStores = made
+            return made
+        }
+    }
+
+    var checksums: ChecksumWorkload {
+        get throws {
+            if let checksumStores { return checksumStores }
+            let made = try ChecksumWorkload(items: scale.items, reads: scale.itemReads)
+            checksumStores = made
             return made
         }
     }

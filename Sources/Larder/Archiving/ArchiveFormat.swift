@@ -1,8 +1,9 @@
 /// The format byte at the front of every stored object and metadata value.
 ///
 /// Because each value names its own format, any tool can tell how to read it, and a collection
-/// can move from one format to another value by value. Larder reserves `0x00`–`0x3F`; use
-/// ``custom(_:)`` (`0x40`–`0xFF`) for your own archivers.
+/// can move from one format to another value by value. Larder reserves `0x00`–`0x3F` (`0x3F`
+/// starts the checksum framing of ``Database/Configuration/checksumsValues`` and is never a
+/// format); use ``custom(_:)`` (`0x40`–`0xFF`) for your own archivers.
 public struct ArchiveFormat: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
     /// The byte stored in front of the value.
     public let rawValue: UInt8

@@ -178,6 +178,9 @@ enum ExtensionPayload {
     static let rebuilt: [UInt8] = [0xA7] + Array("rebuilt".utf8)  // MessagePack "rebuilt"
     /// The extension was unregistered.
     static let removed: [UInt8] = [0xA7] + Array("removed".utf8)
+    /// The extension's changes were dropped to bound a slow observer's buffer: consumers reload
+    /// everything it shows.
+    static let dropped = Changeset.droppedExtensionChanges
 }
 
 extension ReadTransaction {

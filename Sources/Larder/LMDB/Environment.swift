@@ -20,7 +20,12 @@ final class Environment: @unchecked Sendable {  // the handle is used under LMDB
     }
 
     /// The newest store format this version reads and writes.
-    static let formatVersion: UInt32 = 1
+    static let formatVersion: UInt32 = 2
+    /// The format of a store without checksummed values: what a new store records.
+    static let plainFormatVersion: UInt32 = 1
+    /// The format of a store with checksummed values (``Database/Configuration/checksumsValues``),
+    /// recorded by the write that stores the first one.
+    static let checksummedFormatVersion: UInt32 = 2
     static let formatVersionKey = "format-version"
 
     let handle: OpaquePointer
@@ -337,7 +342,7 @@ final class Environment: @unchecked Sendable {  // the handle is used under LMDB
             try checkFormatVersion(txn)
         } else {
             databases.larder = try txn.openDatabase("larder", create: true)
-            var version = Environment.formatVersion.bigEndian
+            var version = Environment.plainFormatVersion.bigEndian
             try withUnsafeBytes(of: &version) { bytes in
                 try txn.put(databases.larder, key: Environment.formatVersionKey, value: bytes)
             }

@@ -150,36 +150,66 @@ final class ChangeHub: @unchecked Sendable {  // state guarded by `lock`
 
 /// One observer's queue of changesets: filled by the hub, drained by an async iterator.
 ///
-/// Slow consumers never hold up writers: when more than ``bufferLimit`` changesets wait, they are
-/// merged into one that covers them all (``Changeset/commits`` says which), so memory stays
-/// bounded by the indexes changed and nothing is lost.
+/// Slow consumers never hold up writers, and what waits for them stays bounded whatever the number
+/// of commits:
+/// - when more than ``bufferLimit`` changesets, or more than ``byteLimit`` bytes of them
+///   (``Changeset/footprint``), wait, they are merged into one that covers them all
+///   (``Changeset/commits`` says which): index changes are netted per index, so they take the
+///   room of the distinct indexes changed;
+/// - when the merged changeset is still over ``byteLimit``, the extensions' itemized changes
+///   (a view's row moves, one list per commit) are dropped first: each such extension reports a
+///   reset for those commits (``Changeset/droppedExtensionChanges``);
+/// - when it is still over ``byteLimit``, or lists more than ``entryLimit`` indexes, it becomes a
+///   reset covering the commits (``Changeset/isReset``): "reload everything".
+/// Nothing is lost silently: a change is either in the merged changeset or signalled by a reset.
 final class ChangeSubscription: @unchecked Sendable {  // state guarded by `lock`
+    /// How many changesets may wait before they are merged.
     static let bufferLimit = 64
+    /// How many bytes (``Changeset/footprint``) the waiting changesets may hold.
+    static let byteLimit = 256 * 1024
+    /// How many indexes a merged changeset may list before it becomes a reset.
+    static let entryLimit = 4096
 
     private let lock = ConditionLock()
     private var buffer: [Changeset] = []
+    /// The sum of the buffered changesets' footprints.
+    private var bufferedBytes = 0
     private var waiter: CheckedContinuation<Changeset?, Never>?
     private var finished = false
     private let collection: String?
+    /// Whether the consumer reads the extensions' changes and the commit information; when not,
+    /// they are dropped on arrival.
+    private let keepsDetails: Bool
     private weak var hub: ChangeHub?
 
-    init(collection: String?, hub: ChangeHub) {
+    init(collection: String?, keepsDetails: Bool = true, hub: ChangeHub) {
         self.collection = collection
+        self.keepsDetails = keepsDetails
         self.hub = hub
     }
 
     var bufferedCount: Int { lock.withLock { buffer.count } }
 
+    /// What the buffer holds, by ``Changeset/footprint`` (for tests and diagnostics).
+    var bufferedFootprint: Int { lock.withLock { bufferedBytes } }
+
+    /// How many index changes the buffer lists (for tests and diagnostics).
+    var bufferedEntryCount: Int { lock.withLock { buffer.reduce(0) { $0 + $1.entryCount } } }
+
     /// Removes and returns what is buffered, without waiting (for tests).
     func takeBuffered() -> [Changeset] {
         lock.withLock {
-            defer { buffer.removeAll() }
+            defer {
+                buffer.removeAll()
+                bufferedBytes = 0
+            }
             return buffer
         }
     }
 
     func receive(_ changeset: Changeset) {
         if let collection, !changeset.hasChange(inCollection: collection) { return }
+        let changeset = keepsDetails ? changeset : changeset.indexChangesOnly()
         lock.lock()
         guard !finished else {
             lock.unlock()
@@ -192,10 +222,28 @@ final class ChangeSubscription: @unchecked Sendable {  // state guarded by `lock
             return
         }
         buffer.append(changeset)
-        if buffer.count > Self.bufferLimit, let merged = Changeset.merged(buffer) {
-            buffer = [merged]
-        }
+        bufferedBytes += changeset.footprint
+        if buffer.count > Self.bufferLimit || bufferedBytes > Self.byteLimit { mergeBuffer() }
         lock.unlock()
+    }
+
+    /// Merges the buffer into one changeset that fits the limits; under the lock.
+    private func mergeBuffer() {
+        // The first element is moved out, so merging into it copies nothing.
+        var merged = buffer.removeFirst()
+        for later in buffer { merged.merge(later) }
+        buffer.removeAll()
+        var bytes = merged.footprint
+        if bytes > Self.byteLimit {
+            merged = merged.droppingExtensionChanges()
+            bytes = merged.footprint
+        }
+        if bytes > Self.byteLimit || merged.entryCount > Self.entryLimit {
+            merged.becomeReset()
+            bytes = merged.footprint
+        }
+        buffer = [merged]
+        bufferedBytes = bytes
     }
 
     /// The next changeset, waiting for one; `nil` once cancelled.
@@ -205,6 +253,7 @@ final class ChangeSubscription: @unchecked Sendable {  // state guarded by `lock
                 lock.lock()
                 if !buffer.isEmpty {
                     let first = buffer.removeFirst()
+                    bufferedBytes = buffer.isEmpty ? 0 : bufferedBytes - first.footprint
                     lock.unlock()
                     continuation.resume(returning: first)
                 } else if finished {
@@ -226,6 +275,7 @@ final class ChangeSubscription: @unchecked Sendable {  // state guarded by `lock
         lock.lock()
         finished = true
         buffer.removeAll()
+        bufferedBytes = 0
         let waiting = waiter
         waiter = nil
         lock.unlock()

@@ -99,6 +99,30 @@ public struct Changeset: Sendable {
     /// How many indexes are listed.
     var entryCount: Int { entries.values.reduce(0) { $0 + $1.count } }
 
+    /// An estimate of the heap memory this changeset holds, in bytes: what a subscription's
+    /// buffer limit counts. Each dictionary entry, set member and array element is charged its
+    /// bytes plus a fixed overhead for the hash table slot or array header it sits in.
+    var footprint: Int {
+        let slot = 48
+        var bytes = 64
+        for (collection, keys) in entries {
+            bytes += slot + collection.utf8.count
+            for key in keys.keys { bytes += slot + key.utf8.count }
+        }
+        for collection in clearedCollections { bytes += slot + collection.utf8.count }
+        for (name, payloads) in extensionPayloads {
+            bytes += slot + name.utf8.count
+            for payload in payloads { bytes += 32 + payload.count }
+        }
+        for info in commitInfos { bytes += 32 + info.count }
+        return bytes
+    }
+
+    /// The payload that stands for an extension's changes once they were dropped to bound a slow
+    /// observer's buffer (see ``droppingExtensionChanges()``): consumers reload what the extension
+    /// shows, as after a rebuild. MessagePack for the string "dropped".
+    static let droppedExtensionChanges: [UInt8] = [0xA7] + Array("dropped".utf8)
+
     /// Whether nothing at all is recorded (such a transaction produces no commit).
     var isEmpty: Bool {
         entries.isEmpty && clearedCollections.isEmpty && !removedEverything && !isReset
@@ -253,11 +277,16 @@ public struct Changeset: Sendable {
     }
 
     /// Appends the changes of `later`, which came after `self`: the result covers both.
+    ///
+    /// A reset absorbs everything (its queries answer "changed" anyway), so merging into one
+    /// keeps nothing but the commit range; an extension whose changes were dropped
+    /// (``droppedExtensionChanges``) stays dropped.
     mutating func merge(_ later: Changeset) {
         commits = min(commits.lowerBound, later.commits.lowerBound)...max(commits.upperBound, later.commits.upperBound)
         isReset = isReset || later.isReset
         if isReset {
-            time = nil
+            becomeReset()
+            return
         } else if let laterTime = later.time {
             time = max(time ?? laterTime, laterTime)
         }
@@ -274,8 +303,37 @@ public struct Changeset: Sendable {
                 if let metadata = change.metadata { recordMetadata(index, metadata) }
             }
         }
-        for (name, payloads) in later.extensionPayloads { extensionPayloads[name, default: []].append(contentsOf: payloads) }
+        for (name, payloads) in later.extensionPayloads where extensionPayloads[name] != [Self.droppedExtensionChanges] {
+            extensionPayloads[name, default: []].append(contentsOf: payloads)
+        }
         commitInfos.append(contentsOf: later.commitInfos)
+    }
+
+    /// The same index changes without the extensions' changes and the commit information, for an
+    /// observer that only asks which indexes changed (``ObjectObservation``).
+    func indexChangesOnly() -> Changeset {
+        guard !extensionPayloads.isEmpty || !commitInfos.isEmpty else { return self }
+        var result = self
+        result.extensionPayloads = [:]
+        result.commitInfos = []
+        return result
+    }
+
+    /// Turns this changeset into a reset covering the same commits (see "Resets" above).
+    mutating func becomeReset() {
+        let covered = commits
+        self = Changeset(commit: covered.upperBound)
+        commits = covered
+        isReset = true
+    }
+
+    /// The same changes with every extension's itemized changes replaced by
+    /// ``droppedExtensionChanges`` (an extension reports them as a reset); the index changes,
+    /// clears and commit information stay.
+    func droppingExtensionChanges() -> Changeset {
+        var result = self
+        for name in extensionPayloads.keys { result.extensionPayloads[name] = [Self.droppedExtensionChanges] }
+        return result
     }
 
     /// The changesets merged, in order; `nil` for none.

@@ -116,6 +116,10 @@ public struct StructureProblem: Sendable, Hashable, CustomStringConvertible {
         /// commit) are damaged. LMDB refuses to open a store with a damaged meta page even when
         /// the other one is intact; the detail says which one is damaged.
         public static let metaPage = Kind(rawValue: "metaPage")
+        /// A checksummed value (``Database/Configuration/checksumsValues``) does not match its
+        /// checksum: its bytes were damaged after they were written. Reading it throws
+        /// ``LarderError/Code/corrupted``.
+        public static let checksumMismatch = Kind(rawValue: "checksumMismatch")
     }
 
     /// What kind of problem it is.
@@ -433,10 +437,20 @@ private struct StructureChecker {
         return index
     }
 
-    /// Checks one stored value's framing and, for MessagePack and JSON, its payload.
+    /// Checks one stored value's framing (and checksum, when it has one) and, for MessagePack and
+    /// JSON, its payload.
     private mutating func checkValue(_ value: UnsafeRawBufferPointer, what: String, at index: YapDB.Index?) {
-        guard let tag = value.first else { return note(.emptyValue, "the \(what) is empty (it has no format byte)", index) }
-        if let (kind, detail) = StoredValueCheck.problem(tag: tag, payload: UnsafeRawBufferPointer(rebasing: value[1...]), what: what) {
+        guard var tag = value.first else { return note(.emptyValue, "the \(what) is empty (it has no format byte)", index) }
+        var payload = UnsafeRawBufferPointer(rebasing: value[1...])
+        if tag == ValueFraming.checksummedTag {
+            do {
+                (payload, _) = try ValueFraming.unframe(value)
+                tag = value[ValueFraming.checksumHeaderSize]
+            } catch {
+                return note(error.code == .corrupted ? .checksumMismatch : .malformedValue, "the \(what): \(error.message)", index)
+            }
+        }
+        if let (kind, detail) = StoredValueCheck.problem(tag: tag, payload: payload, what: what) {
             note(kind, detail, index)
         }
     }

@@ -60,23 +60,31 @@ public struct HistoryEntry: Sendable {
         self.archivers = archivers
     }
 
-    /// The recorded value's format and payload (framing byte removed), in the form
+    /// The recorded value's format and payload (framing removed), in the form
     /// ``ReadTransaction/storedObject(forKey:inCollection:)`` returns; `nil` when there is no
-    /// recorded value.
+    /// recorded value. A checksum in the framing (``Database/Configuration/checksumsValues``) is
+    /// not verified here; ``value(archiver:)`` verifies it.
     public var stored: (format: ArchiveFormat, bytes: [UInt8])? {
-        guard let framedBytes, let tag = framedBytes.first else { return nil }
-        return (ArchiveFormat(rawValue: tag), Array(framedBytes.dropFirst()))
+        guard let framedBytes else { return nil }
+        return framedBytes.withUnsafeBytes { bytes in
+            ValueFraming.splitUnverified(bytes).map { ($0.format, [UInt8]($0.payload)) }
+        }
     }
 
     /// The recorded value decoded with `archiver`; `nil` when there is no recorded value (it was
     /// removed, or not recorded: see ``isValueKnown``).
     /// - Throws: ``LarderError/Code/decodingFailed`` (or the ``LarderError`` the archiver threw)
-    ///   when the bytes do not decode as `A.Value`.
+    ///   when the bytes do not decode as `A.Value`; ``LarderError/Code/corrupted`` when a
+    ///   checksummed value does not match its checksum.
     public func value<A: Archiver>(archiver: A) throws -> A.Value? {
-        guard let framedBytes, let tag = framedBytes.first else { return nil }
-        let format = ArchiveFormat(rawValue: tag)
+        guard let framedBytes, !framedBytes.isEmpty else { return nil }
+        var format = ArchiveFormat.raw
         do {
-            return try framedBytes.withUnsafeBytes { try archiver.unarchive(UnsafeRawBufferPointer(rebasing: $0.dropFirst()), format: format) }
+            return try framedBytes.withUnsafeBytes { bytes in
+                let (payload, stored) = try ValueFraming.unframe(bytes)
+                format = stored
+                return try archiver.unarchive(payload, format: stored)
+            }
         } catch let error as LarderError {
             throw error.adding(operation: "history", index: index)
         } catch {

@@ -2,6 +2,8 @@
 public enum LarderVersion {
     /// The library's semantic version.
     public static let string = "0.1.0"
-    /// The newest store format this library reads and the one it writes.
+    /// The newest store format this library reads and writes. A new store records format 1,
+    /// and keeps it until the first checksummed value is written
+    /// (``Database/Configuration/checksumsValues``), which records format 2.
     public static var storeFormat: UInt32 { Environment.formatVersion }
 }

@@ -3,10 +3,12 @@ final class SubscriptionLease: Sendable {
     let subscription: ChangeSubscription
     let database: Database  // keeps the store open while someone observes it
 
-    init(database: Database, collection: String?) {
+    /// - Parameter keepsDetails: whether the consumer reads extensions' changes and commit
+    ///   information (a ``ChangeStream``) or only which indexes changed (``ObjectObservation``).
+    init(database: Database, collection: String?, keepsDetails: Bool = true) {
         self.database = database
         let hub = database.environment.changeHub
-        subscription = ChangeSubscription(collection: collection, hub: hub)
+        subscription = ChangeSubscription(collection: collection, keepsDetails: keepsDetails, hub: hub)
         hub.subscribe(subscription, environment: database.environment)
     }
 
@@ -20,8 +22,13 @@ final class SubscriptionLease: Sendable {
 /// iterating it is missed. It has one consumer: iterate it once. It ends when the consuming task is
 /// cancelled; dropping the stream ends it too. Either way everything it held is released.
 ///
-/// A consumer that falls behind never holds up writers: beyond 64 waiting changesets, the waiting
-/// ones are merged into one that covers them all (see ``Changeset/commits``).
+/// A consumer that falls behind never holds up writers, and what waits for it stays bounded:
+/// beyond 64 waiting changesets or 256 KiB of them, the waiting ones are merged into one that
+/// covers them all (see ``Changeset/commits``), with index changes netted per index. A merged
+/// changeset still over 256 KiB drops the extensions' itemized changes (a view's
+/// ``ViewHandle/changes(in:)-(Changeset)`` then reports a reset for those commits); one still over
+/// that, or listing more than 4,096 indexes, becomes a reset (``Changeset/isReset``): reload what
+/// you show. No change is lost silently.
 public struct ChangeStream: AsyncSequence, Sendable {
     /// Each element is the changeset of one commit, or of several merged.
     public typealias Element = Changeset
@@ -52,8 +59,11 @@ public struct ChangeStream: AsyncSequence, Sendable {
 
 /// The value of one object, first as it is and then each time a commit changes it (`nil` while
 /// there is none). Values come from the latest commit when the consumer asks, so a consumer that
-/// is slower than the writes sees the latest value, not every intermediate one. Ends when the
-/// consuming task is cancelled; throws if a read fails.
+/// is slower than the writes sees the latest value, not every intermediate one. Between two reads
+/// it keeps only which indexes of its collection changed (merged as in ``ChangeStream``, without
+/// extensions' changes or commit information), so a consumer that stops asking holds a few
+/// kilobytes whatever the number of commits. Ends when the consuming task is
+/// cancelled; throws if a read fails.
 public struct ObjectObservation<Value: Sendable>: AsyncSequence, Sendable {
     /// The object's value, `nil` while there is none.
     public typealias Element = Value?
@@ -154,7 +164,7 @@ extension Connection {
     public func observe<T: Persistable & Saveable & Sendable>(_ type: T.Type, id: T.ID) -> ObjectObservation<T> {
         let key = T.key(for: id)
         return ObjectObservation(
-            lease: SubscriptionLease(database: database, collection: T.collection), index: T.index(forKey: key),
+            lease: SubscriptionLease(database: database, collection: T.collection, keepsDetails: false), index: T.index(forKey: key),
             connection: self, read: { try $0.object(forKey: key, inCollection: T.collection, as: T.self) })
     }
 
@@ -163,7 +173,7 @@ extension Connection {
     public func observe<T: Persistable & Codable & Sendable>(_ type: T.Type, id: T.ID) -> ObjectObservation<T> {
         let key = T.key(for: id)
         return ObjectObservation(
-            lease: SubscriptionLease(database: database, collection: T.collection), index: T.index(forKey: key),
+            lease: SubscriptionLease(database: database, collection: T.collection, keepsDetails: false), index: T.index(forKey: key),
             connection: self, read: { try $0.object(forKey: key, inCollection: T.collection, as: T.self) })
     }
 }

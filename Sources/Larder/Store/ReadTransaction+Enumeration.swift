@@ -91,10 +91,11 @@ extension ReadTransaction {
 
     /// Frames and filters for the typed enumerations: `nil` when the filter skips the key.
     private final func framed(_ value: UnsafeRawBufferPointer, operation: String, collection: String, key: String) throws -> (UnsafeRawBufferPointer, ArchiveFormat) {
-        guard let tag = value.first else {
-            throw LarderError(.corruptValue, "the stored value is empty (it has no format byte)", operation: operation, index: YapDB.Index(collection: collection, key: key))
+        do {
+            return try ValueFraming.unframe(value)
+        } catch {
+            throw error.adding(operation: operation, index: YapDB.Index(collection: collection, key: key))
         }
-        return (UnsafeRawBufferPointer(rebasing: value[1...]), ArchiveFormat(rawValue: tag))
     }
 
     // MARK: Keys

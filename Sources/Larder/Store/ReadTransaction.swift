@@ -51,8 +51,9 @@ public class ReadTransaction {
 
     // MARK: Raw access
 
-    /// Calls `body` with the stored bytes of a value, framing byte removed, straight from the
-    /// memory map, and returns its result; `nil` when there is no such value.
+    /// Calls `body` with the stored bytes of a value, framing removed (the format byte, and the
+    /// checksum after verifying it), straight from the memory map, and returns its result; `nil`
+    /// when there is no such value.
     ///
     /// - Warning: The buffer is lent, not given: it is valid only inside `body` and must not be
     ///   stored or returned.
@@ -65,10 +66,8 @@ public class ReadTransaction {
         do {
             return try StorageKey.with(collection: collection, key: key, maxKeySize: maxKeySize, operation: operation) { storageKey in
                 guard let stored = try lmdb.get(dbi(lmdb.databases), key: storageKey) else { return nil }
-                guard let tag = stored.first else {
-                    throw LarderError(.corruptValue, "the stored value is empty (it has no format byte)", operation: operation, index: index)
-                }
-                return try body(UnsafeRawBufferPointer(rebasing: stored[1...]), ArchiveFormat(rawValue: tag))
+                let (payload, format) = try ValueFraming.unframe(stored)
+                return try body(payload, format)
             }
         } catch let error as LarderError {
             throw error.adding(operation: operation, index: index)

@@ -227,10 +227,14 @@ public final class ReadWriteTransaction: ReadTransaction {
 
     // MARK: Storing
 
-    /// Archives `value` with its framing byte into `buffer` (emptied first).
+    /// Archives `value` with its framing (see ``ValueFraming``) into `buffer` (emptied first).
     private func archive<A: Archiver>(_ value: A.Value, with archiver: A, into buffer: inout [UInt8], index: @autoclosure () -> YapDB.Index, operation: String) throws {
-        buffer.removeAll(keepingCapacity: true)
-        buffer.append(archiver.format.rawValue)
+        let format = archiver.format
+        guard format.rawValue != ValueFraming.checksummedTag else {
+            throw LarderError(.encodingFailed, "format byte 0x3F is reserved for the checksum framing; an archiver cannot use it", operation: operation, index: index())
+        }
+        let checksummed = lmdb.environment.configuration.checksumsValues
+        ValueFraming.begin(&buffer, format: format, checksummed: checksummed)
         do {
             try archiver.archive(value, into: &buffer)
         } catch let error as LarderError {
@@ -238,6 +242,28 @@ public final class ReadWriteTransaction: ReadTransaction {
         } catch {
             throw LarderError(.encodingFailed, "the value of type \(A.Value.self) could not be archived", operation: operation, index: index(), underlying: String(describing: error))
         }
+        if checksummed {
+            ValueFraming.seal(&buffer, checksummed: true)
+            try recordChecksummedFormat()
+        }
+    }
+
+    /// Whether this transaction has seen the store's format version at 2 or more (or raised it).
+    private var checksummedFormatRecorded = false
+
+    /// Raises the store's recorded format version to 2 (the first with checksummed values), once
+    /// per transaction, so that an older Larder refuses the store instead of misreading it.
+    private func recordChecksummedFormat() throws {
+        guard !checksummedFormatRecorded else { return }
+        let key = Environment.formatVersionKey
+        if let stored = try lmdb.get(lmdb.databases.larder, key: key), stored.count == 4,
+           UInt32(bigEndian: stored.loadUnaligned(as: UInt32.self)) >= Environment.checksummedFormatVersion {
+            checksummedFormatRecorded = true
+            return
+        }
+        var version = Environment.checksummedFormatVersion.bigEndian
+        try withUnsafeBytes(of: &version) { try lmdb.put(lmdb.databases.larder, key: key, value: $0) }
+        checksummedFormatRecorded = true
     }
 
     /// Stores `bytes` at `storageKey` in `dbi`; returns whether an entry was there before.

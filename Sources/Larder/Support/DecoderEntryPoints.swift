@@ -4,8 +4,8 @@ package enum DecoderEntryPoints {
     /// A stored value as the store frames it (a format byte, then the payload), decoded as `T` by
     /// the Codable archivers.
     package static func framedValue<T: Decodable>(_ bytes: UnsafeRawBufferPointer, as type: T.Type) throws -> T {
-        guard let tag = bytes.first else { throw LarderError(.corruptValue, "the stored value is empty (it has no format byte)") }
-        return try CodableFormats.decode(T.self, from: UnsafeRawBufferPointer(rebasing: bytes.dropFirst()), format: ArchiveFormat(rawValue: tag), messagePack: MessagePackDecoder())
+        let (payload, format) = try ValueFraming.unframe(bytes)
+        return try CodableFormats.decode(T.self, from: payload, format: format, messagePack: MessagePackDecoder())
     }
 
     /// A change log entry (the `log` database).

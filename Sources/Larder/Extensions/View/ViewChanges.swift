@@ -87,12 +87,14 @@ public struct ViewChanges: Sendable, Hashable, Codable {
 
 extension ViewHandle {
     /// The changes of this view in `changeset`, one per commit that changed it, in commit order.
-    /// A reset changeset (or a rebuild of the view) gives one reset.
+    /// A reset changeset (or a rebuild of the view) gives one reset, and so do the commits of a
+    /// slow observer's merged changeset whose itemized view changes grew past the observer's
+    /// buffer limit (see "Observation" in the Changes guide): reload the view then.
     /// - Throws: ``LarderError/Code/corruptValue`` when a recorded change does not decode.
     public func changes(in changeset: Changeset) throws -> [ViewChanges] {
         if changeset.isReset { return [ViewChanges(isReset: true)] }
         return try changeset.extensionChanges(named: name).map { payload in
-            if payload == ExtensionPayload.rebuilt || payload == ExtensionPayload.removed { return ViewChanges(isReset: true) }
+            if payload == ExtensionPayload.rebuilt || payload == ExtensionPayload.removed || payload == ExtensionPayload.dropped { return ViewChanges(isReset: true) }
             do {
                 return try MessagePackDecoder().decode(ViewChanges.self, from: payload)
             } catch {
