@@ -42,7 +42,7 @@ struct DemoCommand: ParsableCommand {
         // A view and an index, kept up to date by every write from here on (registering them
         // again on a later run costs nothing: the store remembers their version tags).
         let bands = try store.register(
-            View<Product, NoMetadata>(collections: [Product.collection], versionTag: "1",
+            AutoView<Product, NoMetadata>(collections: [Product.collection], versionTag: "1",
                                       grouping: { _, product in product.price < 20 ? "under 20" : "20 and over" },
                                       sorting: { _, product in TupleKey(product.price) }),
             named: "productsByPriceBand")

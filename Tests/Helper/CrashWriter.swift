@@ -16,7 +16,7 @@ struct CrashRecord: Codable, Sendable, Equatable {
 
 /// The extensions the crash writer keeps up to date; the test registers the same definitions.
 enum CrashExtensions {
-    static let view = View<CrashRecord, NoMetadata>(
+    static let view = AutoView<CrashRecord, NoMetadata>(
         collections: ["batches"], versionTag: "1",
         grouping: { _, record in "g\(record.batch % 3)" },
         sorting: { _, record in TupleKey(record.item, record.batch) })

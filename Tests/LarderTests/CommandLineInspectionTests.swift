@@ -28,7 +28,7 @@ struct CommandLineInspectionTests {
     private func makeStore(_ directory: TemporaryDirectory) throws -> String {
         let path = directory.file("store")
         let db = try Database(path: path)
-        try db.register(View<Tool, NoMetadata>(collections: ["tools"], versionTag: "v3", grouping: { _, _ in "all" }, sorting: { _, tool in TupleKey(tool.price) }),
+        try db.register(AutoView<Tool, NoMetadata>(collections: ["tools"], versionTag: "v3", grouping: { _, _ in "all" }, sorting: { _, tool in TupleKey(tool.price) }),
                         named: "toolsByPrice")
         try db.write { txn in
             let added = Date(timeIntervalSince1970: 1_700_000_000.5)

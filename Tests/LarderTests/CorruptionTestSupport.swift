@@ -71,7 +71,7 @@ enum Corruption {
     /// closed. Returns the path of its data file.
     static func makeStore(at path: String) throws -> String {
         let db = try Database(path: path)
-        let view = View<[UInt8], NoMetadata>(collections: ["items"], versionTag: "1", grouping: { _, bytes in bytes.first.map { String($0 % 4) } }, sorting: { index, _ in TupleKey(index.key) })
+        let view = AutoView<[UInt8], NoMetadata>(collections: ["items"], versionTag: "1", grouping: { _, bytes in bytes.first.map { String($0 % 4) } }, sorting: { index, _ in TupleKey(index.key) })
         try db.register(view, named: "byFirstByte")
         try db.write { txn in
             for (i, key) in itemKeys.enumerated() {

@@ -74,7 +74,7 @@ struct MaintenanceTests {
         try withStore { db, directory in
             #expect(try db.recordedExtensions().isEmpty)
             let view = try db.register(
-                View<Item, NoMetadata>(collections: ["items"], versionTag: "v2", grouping: { _, _ in "all" }, sorting: { _, item in TupleKey(item.price) }),
+                AutoView<Item, NoMetadata>(collections: ["items"], versionTag: "v2", grouping: { _, _ in "all" }, sorting: { _, item in TupleKey(item.price) }),
                 named: "byPrice")
             try db.register(FilteredView(parent: view, versionTag: "f1") { _, _, item, _ in item.price < 5 }, named: "cheap")
             try db.register(SecondaryIndex<Item, NoMetadata>(versionTag: "7") { _, item in TupleKey(item.name) }, named: "byName")

@@ -24,8 +24,8 @@ struct ObserverMemoryTests {
         return try Database(path: directory.file("store"), configuration: configuration)
     }
 
-    static func byPrice() -> View<Tool, NoMetadata> {
-        View(collections: [Tool.collection], versionTag: "1", grouping: { _, _ in "all" }, sorting: { _, tool in TupleKey(tool.price) })
+    static func byPrice() -> AutoView<Tool, NoMetadata> {
+        AutoView(collections: [Tool.collection], versionTag: "1", grouping: { _, _ in "all" }, sorting: { _, tool in TupleKey(tool.price) })
     }
 
     /// The anonymous memory of this process, in kB (Linux), for the figures of the full run.

@@ -213,7 +213,7 @@ struct StoreLockTests {
         #expect(try db.read { try $0.object(forKey: "k", inCollection: "c", as: String.self) } == "v")
         let refused = #expect(throws: LarderError.self) { try db.write { try $0.setObject("w", forKey: "k", inCollection: "c") } }
         #expect(refused?.code == .readOnly)
-        let view = View<String, NoMetadata>(collections: ["c"], versionTag: "1", grouping: { _, _ in "all" }, sorting: { _, value in TupleKey(value) })
+        let view = AutoView<String, NoMetadata>(collections: ["c"], versionTag: "1", grouping: { _, _ in "all" }, sorting: { _, value in TupleKey(value) })
         let registration = #expect(throws: LarderError.self) { try db.register(view, named: "all") }
         #expect(registration?.code == .readOnly)
         #expect(try Data(contentsOf: URL(fileURLWithPath: store + "/data.mdb")) == before)

@@ -27,8 +27,9 @@ struct TopLevelAwaitTests {
 
     static let compiler = ProcessTestSupport.tool("swiftc")
 
-    /// The compiler's diagnostics for `source` as a `main.swift` that imports Larder.
-    private func typeCheck(_ source: String) throws -> String {
+    /// The compiler's diagnostics for `source` as a `main.swift` that imports Larder (expected
+    /// to type-check).
+    static func typeCheck(_ source: String) throws -> String {
         let directory = TemporaryDirectory()
         let file = directory.file("main.swift")
         try Data(source.utf8).write(to: URL(fileURLWithPath: file))
@@ -44,7 +45,7 @@ struct TopLevelAwaitTests {
 
     @Test(.enabled(if: compiler != nil && modules != nil, "needs swiftc and the built Larder module"))
     func topLevelAwaitCallsTheSynchronousWriteAndAnAsyncFunctionTheAsynchronousOne() throws {
-        let topLevel = try typeCheck("""
+        let topLevel = try Self.typeCheck("""
             import Larder
             let db = try Database(path: CommandLine.arguments[1])
             let count = try await db.write { txn in
@@ -54,7 +55,7 @@ struct TopLevelAwaitTests {
             print(count)
             """)
         #expect(topLevel.contains("main.swift:3:") && topLevel.contains(Self.warning), "\(topLevel)")
-        let inFunction = try typeCheck("""
+        let inFunction = try Self.typeCheck("""
             import Larder
             func run(_ db: Database) async throws -> Int {
                 try await db.write { txn in

@@ -236,7 +236,7 @@ struct UndoTests {
     @Test func undoRestoresCascadesViewsAndIndexes() throws {
         let budgetGraph = Relationships(versionTag: "1")
             .edges(from: BudgetItem.self) { item in [.init("budget", to: item.budget, rules: .deleteSourceWithDestination)] }
-        let byAmount = View<BudgetItem, NoMetadata>(collections: ["items"], versionTag: "1",
+        let byAmount = AutoView<BudgetItem, NoMetadata>(collections: ["items"], versionTag: "1",
             grouping: { _, item in item.budget.key }, sorting: { _, item in TupleKey(item.amount, item.id) })
         let byBudget = SecondaryIndex<BudgetItem, NoMetadata>(collections: ["items"], versionTag: "1") { _, item in TupleKey(item.budget.key) }
         try withStore { db, _ in

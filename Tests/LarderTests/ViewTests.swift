@@ -12,8 +12,8 @@ struct ViewTests {
         let filtering = Atomic<Int>(0)
     }
 
-    static func byCategory(_ calls: Calls, tag: String = "1") -> View<Item, NoMetadata> {
-        View(collections: ["items", "more"], versionTag: tag, grouping: { _, item in
+    static func byCategory(_ calls: Calls, tag: String = "1") -> AutoView<Item, NoMetadata> {
+        AutoView(collections: ["items", "more"], versionTag: tag, grouping: { _, item in
             calls.grouping.add(1, ordering: .relaxed)
             return item.category == "hidden" ? nil : item.category
         }, sorting: { _, item in TupleKey(item.price) })
@@ -197,7 +197,7 @@ struct ViewTests {
             #expect(error?.code == .extensionConflict)
             try db.unregisterExtension(named: "cheap")
             try db.unregisterExtension(named: "byCategory")
-            let hidingAll = View<Item, NoMetadata>(collections: ["items"], versionTag: "2", grouping: { _, _ in nil }, sorting: { _, _ in TupleKey() })
+            let hidingAll = AutoView<Item, NoMetadata>(collections: ["items"], versionTag: "2", grouping: { _, _ in nil }, sorting: { _, _ in TupleKey() })
             let parent = try db.register(hidingAll, named: "byCategory")
             // The filtered view's tag is unchanged, but what it was built from is gone: it rebuilds.
             let cheap = try db.register(Self.cheap(parent, calls), named: "cheap")
@@ -208,7 +208,7 @@ struct ViewTests {
 
     @Test func viewsThatReadMetadataFollowIt() throws {
         try withStore { db, _ in
-            let byStock = View<Item, Int>(collections: ["items"], versionTag: "1", metadata: Int.self,
+            let byStock = AutoView<Item, Int>(collections: ["items"], versionTag: "1", metadata: Int.self,
                                           grouping: { _, _, stock in stock.map { $0 > 0 ? "in stock" : "sold out" } },
                                           sorting: { _, item, _ in TupleKey(item.name) })
             let handle = try db.register(byStock, named: "byStock")

@@ -3,7 +3,7 @@ import Larder
 /// The view and the index of workloads 9 and 10: items grouped by category and sorted by price,
 /// and an index on (category, price).
 enum CatalogExtensions {
-    static let view = View<Item, NoMetadata>(
+    static let view = AutoView<Item, NoMetadata>(
         collections: [Item.collection], versionTag: "1",
         grouping: { _, item in item.category },
         sorting: { _, item in TupleKey(item.price, item.id) })

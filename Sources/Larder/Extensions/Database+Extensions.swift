@@ -1,6 +1,6 @@
 /// Registering, unregistering and checking extensions.
 ///
-/// An extension (a ``View``, ``FilteredView`` or ``SecondaryIndex``) is registered under a name
+/// An extension (a ``AutoView``, ``FilteredView`` or ``SecondaryIndex``) is registered under a name
 /// with a version tag. Its state lives in the store, in named databases of its own, and every
 /// write transaction keeps it up to date, in the same transaction as the objects it derives from.
 ///

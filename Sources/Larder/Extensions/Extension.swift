@@ -30,8 +30,8 @@ struct ExtensionRow {
 /// databases of its own (`x.<name>.<part>`).
 ///
 /// The store knows extensions only through this protocol. It is internal on purpose: the kinds
-/// Larder offers (``View``, ``FilteredView``, ``SecondaryIndex``) are registered with
-/// ``Database/register(_:named:progress:)-(View<Object,Metadata>,_,_)`` and friends.
+/// Larder offers (``AutoView``, ``FilteredView``, ``SecondaryIndex``) are registered with
+/// ``Database/register(_:named:progress:)-(AutoView<Object,Metadata>,_,_)`` and friends.
 protocol ExtensionRuntime: AnyObject, Sendable {
     /// The name it was registered under.
     var name: String { get }

@@ -11,7 +11,7 @@ struct ExtensionsSamples: SampleSuite {
 
         struct Product: Codable, Sendable, Persistable { static let collection = "products"; var id: String; var category: String; var price: Double; var stock: Int }
 
-        let byCategory = try db.register(View<Product, NoMetadata>(collections: ["products"], versionTag: "1",
+        let byCategory = try db.register(AutoView<Product, NoMetadata>(collections: ["products"], versionTag: "1",
             grouping: { _, product in product.category },
             sorting: { _, product in TupleKey(product.price, product.id) }), named: "byCategory")
         let inStock = try db.register(FilteredView(parent: byCategory, versionTag: "1") { _, _, product, _ in product.stock > 0 },

@@ -96,13 +96,18 @@ public struct IndexQuery: Sendable, Hashable {
     }
 }
 
-/// Ascending or descending order of query results.
-public enum SortOrder: Sendable, Hashable {
+/// Ascending or descending order of query results (named so that it does not shadow
+/// Foundation's `SortOrder`).
+public enum IndexOrder: Sendable, Hashable {
     /// Smallest columns first (by ``TupleKey`` order), then by collection and key.
     case ascending
     /// Largest columns first: the ascending order reversed.
     case descending
 }
+
+/// The former name of ``IndexOrder``, which shadowed Foundation's `SortOrder`.
+@available(*, deprecated, renamed: "IndexOrder", message: "SortOrder was renamed IndexOrder so that it does not shadow Foundation.SortOrder")
+public typealias SortOrder = IndexOrder
 
 extension ReadTransaction {
     /// Reads the secondary index `handle` in this transaction.
@@ -126,7 +131,7 @@ public struct SecondaryIndexReader<Object: Codable & Sendable, Metadata: Codable
     /// - Throws: what `body` throws; ``LarderError`` with ``LarderError/Code/corruptValue`` when a
     ///   stored entry is damaged, or with an LMDB failure.
     public func enumerate(
-        matching query: IndexQuery = .all, order: SortOrder = .ascending,
+        matching query: IndexQuery = .all, order: IndexOrder = .ascending,
         _ body: (_ index: YapDB.Index, _ columns: TupleKey, _ stop: inout Bool) throws -> Void
     ) throws {
         transaction.checkActive()
@@ -140,7 +145,7 @@ public struct SecondaryIndexReader<Object: Codable & Sendable, Metadata: Codable
 
     /// The indexes of the matching entries, in order, at most `limit`.
     /// - Throws: ``LarderError`` as ``enumerate(matching:order:_:)``.
-    public func indexes(matching query: IndexQuery = .all, order: SortOrder = .ascending, limit: Int? = nil) throws -> [YapDB.Index] {
+    public func indexes(matching query: IndexQuery = .all, order: IndexOrder = .ascending, limit: Int? = nil) throws -> [YapDB.Index] {
         var found: [YapDB.Index] = []
         guard limit.map({ $0 > 0 }) ?? true else { return found }
         try enumerate(matching: query, order: order) { index, _, stop in
@@ -153,7 +158,7 @@ public struct SecondaryIndexReader<Object: Codable & Sendable, Metadata: Codable
     /// The matching objects, decoded, in order, at most `limit`.
     /// - Throws: ``LarderError`` as ``enumerate(matching:order:_:)``, or with
     ///   ``LarderError/Code/decodingFailed`` when a stored object does not decode as `Object`.
-    public func objects(matching query: IndexQuery = .all, order: SortOrder = .ascending, limit: Int? = nil) throws -> [(index: YapDB.Index, object: Object)] {
+    public func objects(matching query: IndexQuery = .all, order: IndexOrder = .ascending, limit: Int? = nil) throws -> [(index: YapDB.Index, object: Object)] {
         try indexes(matching: query, order: order, limit: limit).compactMap { index in
             try transaction.extensionObject(Object.self, at: index, written: nil).map { (index, $0) }
         }

@@ -1,8 +1,9 @@
 /// A view: the objects of some collections, in groups, each group sorted, kept up to date in every
-/// write transaction, with positions that list user interfaces can use directly.
+/// write transaction, with positions that list user interfaces can use directly (YapDatabase's
+/// `YapDatabaseAutoView`; named so that it does not shadow `SwiftUI.View`).
 ///
 /// ```swift
-/// let byCategory = View<Product, NoMetadata>(collections: ["products"], versionTag: "1",
+/// let byCategory = AutoView<Product, NoMetadata>(collections: ["products"], versionTag: "1",
 ///     grouping: { _, product in product.category },            // nil leaves an object out
 ///     sorting: { _, product in TupleKey(product.price, product.name) })
 /// let products = try db.register(byCategory, named: "productsByCategory")
@@ -16,7 +17,7 @@
 ///
 /// Reads (``ViewReader``) cost O(log n) for a position or an item, O(log n + k) for k items, and
 /// O(1) for counts; ``ViewHandle/changes(in:)-(Changeset)`` gives each commit's row and section changes.
-public struct View<Object: Codable & Sendable, Metadata: Codable & Sendable>: Sendable {
+public struct AutoView<Object: Codable & Sendable, Metadata: Codable & Sendable>: Sendable {
     /// The group of the object at `index`, or `nil` to leave it out of the view.
     public typealias Grouping = @Sendable (_ index: YapDB.Index, _ object: Object, _ metadata: Metadata?) -> String?
     /// The sort key of the object at `index` within its group.
@@ -38,7 +39,7 @@ public struct View<Object: Codable & Sendable, Metadata: Codable & Sendable>: Se
     }
 }
 
-extension View where Metadata == NoMetadata {
+extension AutoView where Metadata == NoMetadata {
     /// A view whose closures read the object only; changes of metadata alone do not touch it.
     public init(
         collections: Set<String>? = nil, versionTag: String,
@@ -50,7 +51,11 @@ extension View where Metadata == NoMetadata {
     }
 }
 
-/// The name of a registered ``View`` or ``FilteredView``: what `txn[handle]` reads through.
+/// The former name of ``AutoView``, which shadowed `SwiftUI.View` in files that import both.
+@available(*, deprecated, renamed: "AutoView", message: "View was renamed AutoView so that it does not shadow SwiftUI.View")
+public typealias View<Object: Codable & Sendable, Metadata: Codable & Sendable> = AutoView<Object, Metadata>
+
+/// The name of a registered ``AutoView`` or ``FilteredView``: what `txn[handle]` reads through.
 public struct ViewHandle<Object: Codable & Sendable, Metadata: Codable & Sendable>: Sendable, Hashable {
     /// The name the view was registered under.
     public let name: String
@@ -58,9 +63,9 @@ public struct ViewHandle<Object: Codable & Sendable, Metadata: Codable & Sendabl
 
 /// A view as the store runs it.
 final class ViewRuntime<Object: Codable & Sendable, Metadata: Codable & Sendable>: ListRuntime<Object, Metadata>, ExtensionRuntime, @unchecked Sendable {
-    let definition: View<Object, Metadata>
+    let definition: AutoView<Object, Metadata>
 
-    init(name: String, definition: View<Object, Metadata>, parts: ExtensionParts) {
+    init(name: String, definition: AutoView<Object, Metadata>, parts: ExtensionParts) {
         self.definition = definition
         super.init(name: name, parts: parts)
     }
@@ -112,7 +117,7 @@ extension Database {
     ///   (the store is then unchanged).
     @discardableResult
     public func register<Object, Metadata>(
-        _ view: View<Object, Metadata>, named name: String, progress: ((RegistrationProgress) -> Void)? = nil
+        _ view: AutoView<Object, Metadata>, named name: String, progress: ((RegistrationProgress) -> Void)? = nil
     ) throws -> ViewHandle<Object, Metadata> {
         try registerExtension(
             named: name, kind: ExtensionKind.view, versionTag: view.versionTag, collections: view.collections,
