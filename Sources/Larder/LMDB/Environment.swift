@@ -443,6 +443,15 @@ final class Environment: @unchecked Sendable {  // the handle is used under LMDB
         }
     }
 
+    /// Runs `body` in a read transaction (a pooled one when there is one), ending it when `body`
+    /// returns or throws. The transaction must not outlive `body`.
+    @inline(__always)
+    func read<R>(_ body: (LMDBTransaction) throws -> R) throws -> R {
+        let txn = try beginRead()
+        defer { endRead(txn) }
+        return try body(LMDBTransaction(handle: txn, environment: self, attempt: nil))
+    }
+
     /// Ends a read transaction from ``beginRead()``, keeping its handle for reuse.
     func endRead(_ txn: OpaquePointer) {
         mdb_txn_reset(txn)

@@ -231,40 +231,39 @@ class ListRuntime<Object: Codable & Sendable, Metadata: Codable & Sendable>: @un
         guard touched.count <= Self.itemizedChangeLimit else {
             return try MessagePackEncoder().encode(ViewChanges(isReset: true))
         }
-        let environment = txn.lmdb.environment
-        let handle = try environment.beginRead()
-        defer { environment.endRead(handle) }
-        let before = LMDBTransaction(handle: handle, environment: environment, attempt: nil)
-        var changes = ViewChanges()
-        var groups = Set<String>()
-        var startsBefore: [String: Int] = [:]
-        var startsNow: [String: Int] = [:]
-        for index in touched {
-            let old = try location(of: index, in: before, groupStarts: &startsBefore)
-            let new = try location(of: index, in: txn.lmdb, groupStarts: &startsNow)
-            switch (old, new) {
-            case (nil, nil):
-                continue
-            case (nil, let new?):
-                changes.rows.append(.init(kind: .insert, index: index, from: nil, to: new.location))
-            case (let old?, nil):
-                changes.rows.append(.init(kind: .delete, index: index, from: old.location, to: nil))
-            case (let old?, let new?):
-                let kind: ViewChanges.RowChange.Kind = old.itemKey == new.itemKey ? .update : .move
-                changes.rows.append(.init(kind: kind, index: index, from: old.location, to: new.location))
+        // The committed state before this transaction, read beside it.
+        return try txn.lmdb.environment.read { before in
+            var changes = ViewChanges()
+            var groups = Set<String>()
+            var startsBefore: [String: Int] = [:]
+            var startsNow: [String: Int] = [:]
+            for index in touched {
+                let old = try location(of: index, in: before, groupStarts: &startsBefore)
+                let new = try location(of: index, in: txn.lmdb, groupStarts: &startsNow)
+                switch (old, new) {
+                case (nil, nil):
+                    continue
+                case (nil, let new?):
+                    changes.rows.append(.init(kind: .insert, index: index, from: nil, to: new.location))
+                case (let old?, nil):
+                    changes.rows.append(.init(kind: .delete, index: index, from: old.location, to: nil))
+                case (let old?, let new?):
+                    let kind: ViewChanges.RowChange.Kind = old.itemKey == new.itemKey ? .update : .move
+                    changes.rows.append(.init(kind: kind, index: index, from: old.location, to: new.location))
+                }
+                if let old { groups.insert(old.location.group) }
+                if let new { groups.insert(new.location.group) }
             }
-            if let old { groups.insert(old.location.group) }
-            if let new { groups.insert(new.location.group) }
+            for group in groups.sorted() {
+                let key = Self.groupKey(group)
+                let existed = try Self.count(ofGroupKey: key, in: before, database: parts["groups"]) > 0
+                let exists = try Self.count(ofGroupKey: key, in: txn.lmdb, database: parts["groups"]) > 0
+                if existed != exists { changes.sections.append(.init(kind: exists ? .insert : .delete, group: group)) }
+            }
+            guard !changes.rows.isEmpty || !changes.sections.isEmpty else { return nil }
+            changes.rows.sort { ($0.index.collection, $0.index.key) < ($1.index.collection, $1.index.key) }
+            return try MessagePackEncoder().encode(changes)
         }
-        for group in groups.sorted() {
-            let key = Self.groupKey(group)
-            let existed = try Self.count(ofGroupKey: key, in: before, database: parts["groups"]) > 0
-            let exists = try Self.count(ofGroupKey: key, in: txn.lmdb, database: parts["groups"]) > 0
-            if existed != exists { changes.sections.append(.init(kind: exists ? .insert : .delete, group: group)) }
-        }
-        guard !changes.rows.isEmpty || !changes.sections.isEmpty else { return nil }
-        changes.rows.sort { ($0.index.collection, $0.index.key) < ($1.index.collection, $1.index.key) }
-        return try MessagePackEncoder().encode(changes)
     }
 
     // MARK: Verification
