@@ -56,14 +56,11 @@ enum CLI {
     static func storedBytes(_ db: Database) throws -> [String: [[UInt8]: [UInt8]]] {
         try db.read { txn in
             var all: [String: [[UInt8]: [UInt8]]] = [:]
-            for (name, dbi) in [("objects", txn.lmdb.databases.objects), ("metadata", txn.lmdb.databases.metadata), ("collections", txn.lmdb.databases.collections)] {
+            for (name, database) in [("objects", txn.lmdb.databases.objects), ("metadata", txn.lmdb.databases.metadata), ("collections", txn.lmdb.databases.collections)] {
                 var entries: [[UInt8]: [UInt8]] = [:]
-                try txn.lmdb.withCursor(dbi) { cursor in
-                    var entry = try cursor.first()
-                    while let (key, value) = entry {
-                        entries[[UInt8](key)] = [UInt8](value)
-                        entry = try cursor.next()
-                    }
+                try txn.lmdb.forEachEntry(in: database) { key, value in
+                    entries[[UInt8](key)] = [UInt8](value)
+                    return true
                 }
                 all[name] = entries
             }

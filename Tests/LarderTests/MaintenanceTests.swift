@@ -18,7 +18,7 @@ struct MaintenanceTests {
 
     /// Writes bytes straight into one of the store's own databases, bypassing every rule, to
     /// damage the store the way a bug or a bad disk would.
-    private func plant(_ db: Database, in database: (Environment.Databases) -> UInt32, key: [UInt8], value: [UInt8]?) throws {
+    private func plant(_ db: Database, in database: (Environment.Databases) -> DatabaseHandle, key: [UInt8], value: [UInt8]?) throws {
         try db.environment.write { lmdb in
             try key.withUnsafeBytes { key in
                 if let value {

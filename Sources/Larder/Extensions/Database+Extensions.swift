@@ -84,8 +84,8 @@ extension Database {
             } else if let record = try ExtensionRecord.read(name, in: txn.lmdb) {
                 for part in Self.parts(ofKind: record.kind) {
                     // Keep the (now empty) database: its handle may be open in this process.
-                    if let dbi = try? txn.lmdb.openDatabase(ExtensionParts.databaseName(extension: name, part: part), create: false) {
-                        try txn.lmdb.empty(dbi)
+                    if let database = try? txn.lmdb.openDatabase(ExtensionParts.databaseName(extension: name, part: part), create: false) {
+                        try txn.lmdb.empty(database)
                     }
                 }
             }

@@ -1,5 +1,3 @@
-import CLMDB
-
 /// A change that a write transaction hands to the extensions that read its collection, as it
 /// happens, inside the transaction.
 enum ExtensionChange {
@@ -77,9 +75,9 @@ extension ExtensionRuntime {
 /// The named databases of one extension, and byte-level access to them in a transaction.
 struct ExtensionParts: Sendable {
     let names: [String]
-    let handles: [String: MDB_dbi]
+    let handles: [String: DatabaseHandle]
 
-    subscript(part: String) -> MDB_dbi {
+    subscript(part: String) -> DatabaseHandle {
         guard let handle = handles[part] else { preconditionFailure("Larder: extension part \(part) was not opened") }
         return handle
     }
@@ -91,7 +89,7 @@ struct ExtensionParts: Sendable {
 
     /// Opens (creating) the parts of extension `name` in `lmdb`, a write transaction.
     static func open(extension name: String, parts: [String], in lmdb: LMDBTransaction, scratch: Bool = false) throws -> ExtensionParts {
-        var handles: [String: MDB_dbi] = [:]
+        var handles: [String: DatabaseHandle] = [:]
         for part in parts {
             handles[part] = try lmdb.openDatabase(databaseName(extension: name, part: part, scratch: scratch), create: true)
         }
@@ -101,15 +99,12 @@ struct ExtensionParts: Sendable {
     /// Every entry of `part`, in key order, as `key ‖ value` pairs joined for comparison.
     func entries(of part: String, in lmdb: LMDBTransaction) throws -> [[UInt8]] {
         var all: [[UInt8]] = []
-        try lmdb.withCursor(self[part]) { cursor in
-            var entry = try cursor.first()
-            while let (key, value) = entry {
-                var joined = [UInt8](key)
-                joined.append(contentsOf: [0xFF, 0x00, 0xFF])  // a visible seam for difference reports
-                joined.append(contentsOf: value)
-                all.append(joined)
-                entry = try cursor.next()
-            }
+        try lmdb.forEachEntry(in: self[part]) { key, value in
+            var joined = [UInt8](key)
+            joined.append(contentsOf: [0xFF, 0x00, 0xFF])  // a visible seam for difference reports
+            joined.append(contentsOf: value)
+            all.append(joined)
+            return true
         }
         return all
     }
@@ -194,12 +189,9 @@ struct ExtensionRecord: Codable, Equatable {
     static func names(in lmdb: LMDBTransaction) throws -> [String] {
         let prefix = Array(keyPrefix.utf8)
         var names: [String] = []
-        try lmdb.withCursor(lmdb.databases.larder) { cursor in
-            var entry = try prefix.withUnsafeBytes { try cursor.seek(atLeast: $0) }
-            while let (key, _) = entry, key.starts(with: prefix) {
-                names.append(String(decoding: UnsafeRawBufferPointer(rebasing: key[prefix.count...]), as: UTF8.self))
-                entry = try cursor.next()
-            }
+        try lmdb.forEachEntry(in: lmdb.databases.larder, withPrefix: prefix) { key, _ in
+            names.append(String(decoding: UnsafeRawBufferPointer(rebasing: key[prefix.count...]), as: UTF8.self))
+            return true
         }
         return names
     }

@@ -1,4 +1,4 @@
-import CLMDB
+internal import CLMDB
 import Dispatch
 #if canImport(Glibc)
 import Glibc
@@ -12,11 +12,11 @@ import Darwin
 final class Environment: @unchecked Sendable {  // the handle is used under LMDB's threading rules, kept by the gate and ThreadState
     /// Handles of the named databases of DESIGN.md's layout, opened once at start.
     struct Databases {
-        var objects: MDB_dbi = 0
-        var metadata: MDB_dbi = 0
-        var collections: MDB_dbi = 0
-        var larder: MDB_dbi = 0
-        var log: MDB_dbi = 0
+        var objects = DatabaseHandle(raw: 0)
+        var metadata = DatabaseHandle(raw: 0)
+        var collections = DatabaseHandle(raw: 0)
+        var larder = DatabaseHandle(raw: 0)
+        var log = DatabaseHandle(raw: 0)
     }
 
     /// The newest store format this version reads and writes.
@@ -443,6 +443,15 @@ final class Environment: @unchecked Sendable {  // the handle is used under LMDB
         }
     }
 
+    /// Runs `body` in a read transaction (a pooled one when there is one), ending it when `body`
+    /// returns or throws. The transaction must not outlive `body`.
+    @inline(__always)
+    func read<R>(_ body: (LMDBTransaction) throws -> R) throws -> R {
+        let txn = try beginRead()
+        defer { endRead(txn) }
+        return try body(LMDBTransaction(handle: txn, environment: self, attempt: nil))
+    }
+
     /// Ends a read transaction from ``beginRead()``, keeping its handle for reuse.
     func endRead(_ txn: OpaquePointer) {
         mdb_txn_reset(txn)
@@ -631,7 +640,33 @@ final class Environment: @unchecked Sendable {  // the handle is used under LMDB
         }
     }
 
+    // MARK: Copies
+
+    /// Writes a copy of the store into `descriptor` (LMDB's `mdb_env_copyfd2`), compacted (free
+    /// pages left out, pages renumbered) when `compacting` is set. It runs as a live transaction
+    /// of this thread so that no map resize runs meanwhile (the copy reads through the map from
+    /// a read transaction of its own); writers go on beside it.
+    /// - Throws: ``LarderError`` with LMDB's failure (a full disk, an I/O error).
+    func copy(to descriptor: Int32, compacting: Bool) throws(LarderError) {
+        let state = ThreadState.current
+        gate.enter(reentrant: state.liveTransactions > 0)
+        state.liveTransactions += 1
+        defer {
+            state.liveTransactions -= 1
+            gate.leave()
+        }
+        let flags = compacting ? UInt32(MDB_CP_COMPACT) : 0
+        try LMDBResult.check(mdb_env_copyfd2(handle, descriptor, flags), "copy", path: path)
+    }
+
     // MARK: Readers
+
+    /// The number of reader slots of the lock file, fixed by the first process that opened it.
+    var maxReaders: Int {
+        var readers: UInt32 = 0
+        mdb_env_get_maxreaders(handle, &readers)
+        return Int(readers)
+    }
 
     /// The reader slots in use, by every process.
     func readerEntries() -> [ReaderTable.Entry] {

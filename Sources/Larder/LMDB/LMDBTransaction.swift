@@ -1,4 +1,4 @@
-import CLMDB
+internal import CLMDB
 
 /// A live LMDB transaction: get, put, delete and cursors over byte buffers.
 ///
@@ -65,19 +65,20 @@ struct LMDBTransaction {
         if commit != MDB_SUCCESS { throw fail(commit, "commitNested") }
     }
 
-    func openDatabase(_ name: String, create: Bool) throws(LarderError) -> MDB_dbi {
+    /// Opens the database `name`, creating it when `create` is set (in a write transaction).
+    func openDatabase(_ name: String, create: Bool) throws(LarderError) -> DatabaseHandle {
         var dbi = MDB_dbi()
         try LMDBResult.check(mdb_dbi_open(handle, name, create ? UInt32(MDB_CREATE) : 0, &dbi), "openDatabase(\(name))", path: environment.path)
-        return dbi
+        return DatabaseHandle(raw: dbi)
     }
 
     /// Opens the database `name` (`nil`: LMDB's main database) if it exists; never creates.
-    func openExistingDatabase(_ name: String?) throws(LarderError) -> MDB_dbi? {
+    func openExistingDatabase(_ name: String?) throws(LarderError) -> DatabaseHandle? {
         var dbi = MDB_dbi()
         let rc = mdb_dbi_open(handle, name, 0, &dbi)
         if rc == MDB_NOTFOUND { return nil }
         try LMDBResult.check(rc, "openDatabase(\(name ?? "main"))", path: environment.path)
-        return dbi
+        return DatabaseHandle(raw: dbi)
     }
 
     @inline(__always)
@@ -88,41 +89,54 @@ struct LMDBTransaction {
 
     /// The value stored under `key`, or `nil`.
     @inline(__always)
-    func get(_ dbi: MDB_dbi, key: UnsafeRawBufferPointer) throws(LarderError) -> UnsafeRawBufferPointer? {
+    func get(_ database: DatabaseHandle, key: UnsafeRawBufferPointer) throws(LarderError) -> UnsafeRawBufferPointer? {
         var k = MDB_val(mv_size: key.count, mv_data: UnsafeMutableRawPointer(mutating: key.baseAddress))
         var v = MDB_val()
-        let rc = mdb_get(handle, dbi, &k, &v)
+        let rc = mdb_get(handle, database.raw, &k, &v)
         if rc == MDB_NOTFOUND { return nil }
         if rc != MDB_SUCCESS { throw fail(rc, "get") }
         return try checked(v, "get")
     }
 
-    func get(_ dbi: MDB_dbi, key: String) throws(LarderError) -> UnsafeRawBufferPointer? {
+    func get(_ database: DatabaseHandle, key: String) throws(LarderError) -> UnsafeRawBufferPointer? {
         var bytes = Array(key.utf8)
         var v = MDB_val()
         let rc = bytes.withUnsafeMutableBytes { raw in
             var k = MDB_val(mv_size: raw.count, mv_data: raw.baseAddress)
-            return mdb_get(handle, dbi, &k, &v)
+            return mdb_get(handle, database.raw, &k, &v)
         }
         if rc == MDB_NOTFOUND { return nil }
         if rc != MDB_SUCCESS { throw fail(rc, "get") }
         return try checked(v, "get")
     }
 
+    /// Stores `value` under `key`, replacing what was there.
     @inline(__always)
-    func put(_ dbi: MDB_dbi, key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, flags: Int32 = 0) throws(LarderError) {
+    func put(_ database: DatabaseHandle, key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) throws(LarderError) {
         var k = MDB_val(mv_size: key.count, mv_data: UnsafeMutableRawPointer(mutating: key.baseAddress))
         var v = MDB_val(mv_size: value.count, mv_data: UnsafeMutableRawPointer(mutating: value.baseAddress))
-        let rc = mdb_put(handle, dbi, &k, &v, UInt32(flags))
+        let rc = mdb_put(handle, database.raw, &k, &v, 0)
         if rc != MDB_SUCCESS { throw fail(rc, "put") }
     }
 
-    func put(_ dbi: MDB_dbi, key: String, value: UnsafeRawBufferPointer) throws(LarderError) {
+    /// Stores `value` under `key` unless the key is there already; returns whether it stored it.
+    /// An existing key is an answer, not an error: it leaves the entry as it was.
+    @inline(__always)
+    func putIfAbsent(_ database: DatabaseHandle, key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) throws(LarderError) -> Bool {
+        var k = MDB_val(mv_size: key.count, mv_data: UnsafeMutableRawPointer(mutating: key.baseAddress))
+        var v = MDB_val(mv_size: value.count, mv_data: UnsafeMutableRawPointer(mutating: value.baseAddress))
+        let rc = mdb_put(handle, database.raw, &k, &v, UInt32(MDB_NOOVERWRITE))
+        if rc == MDB_KEYEXIST { return false }
+        if rc != MDB_SUCCESS { throw fail(rc, "put") }
+        return true
+    }
+
+    func put(_ database: DatabaseHandle, key: String, value: UnsafeRawBufferPointer) throws(LarderError) {
         var bytes = Array(key.utf8)
         var v = MDB_val(mv_size: value.count, mv_data: UnsafeMutableRawPointer(mutating: value.baseAddress))
         let rc = bytes.withUnsafeMutableBytes { raw in
             var k = MDB_val(mv_size: raw.count, mv_data: raw.baseAddress)
-            return mdb_put(handle, dbi, &k, &v, 0)
+            return mdb_put(handle, database.raw, &k, &v, 0)
         }
         if rc != MDB_SUCCESS { throw fail(rc, "put") }
     }
@@ -130,32 +144,32 @@ struct LMDBTransaction {
     /// Deletes `key`; returns whether it was there.
     @inline(__always)
     @discardableResult
-    func delete(_ dbi: MDB_dbi, key: UnsafeRawBufferPointer) throws(LarderError) -> Bool {
+    func delete(_ database: DatabaseHandle, key: UnsafeRawBufferPointer) throws(LarderError) -> Bool {
         var k = MDB_val(mv_size: key.count, mv_data: UnsafeMutableRawPointer(mutating: key.baseAddress))
-        let rc = mdb_del(handle, dbi, &k, nil)
+        let rc = mdb_del(handle, database.raw, &k, nil)
         if rc == MDB_NOTFOUND { return false }
         if rc != MDB_SUCCESS { throw fail(rc, "delete") }
         return true
     }
 
-    /// Removes every entry of `dbi`, keeping the database.
-    func empty(_ dbi: MDB_dbi) throws(LarderError) {
-        let rc = mdb_drop(handle, dbi, 0)
+    /// Removes every entry of `database`, keeping the database.
+    func empty(_ database: DatabaseHandle) throws(LarderError) {
+        let rc = mdb_drop(handle, database.raw, 0)
         if rc != MDB_SUCCESS { throw fail(rc, "empty") }
     }
 
-    /// The number of entries in `dbi`.
-    func count(_ dbi: MDB_dbi) throws(LarderError) -> Int {
+    /// The number of entries in `database`.
+    func count(_ database: DatabaseHandle) throws(LarderError) -> Int {
         var stat = MDB_stat()
-        let rc = mdb_stat(handle, dbi, &stat)
+        let rc = mdb_stat(handle, database.raw, &stat)
         if rc != MDB_SUCCESS { throw fail(rc, "stat") }
         return stat.ms_entries
     }
 
-    /// Runs `body` with a cursor on `dbi`, closing it afterwards.
-    func withCursor<R>(_ dbi: MDB_dbi, _ body: (inout Cursor) throws -> R) throws -> R {
+    /// Runs `body` with a cursor on `database`, closing it afterwards.
+    func withCursor<R>(_ database: DatabaseHandle, _ body: (inout Cursor) throws -> R) throws -> R {
         var cursor: OpaquePointer?
-        let rc = mdb_cursor_open(handle, dbi, &cursor)
+        let rc = mdb_cursor_open(handle, database.raw, &cursor)
         guard rc == MDB_SUCCESS, let cursor else { throw fail(rc, "cursor") }
         defer { mdb_cursor_close(cursor) }
         var wrapper = Cursor(handle: cursor, transaction: self)

@@ -1,4 +1,4 @@
-import CLMDB
+internal import CLMDB
 import Synchronization
 #if canImport(Glibc)
 import Glibc

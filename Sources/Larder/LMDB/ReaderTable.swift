@@ -1,4 +1,4 @@
-import CLMDB
+internal import CLMDB
 
 /// The reader slots of an environment, as `mdb_reader_list` reports them: one line per slot,
 /// `pid thread(hex) txnid` with `-` for a slot whose transaction is idle (reset).

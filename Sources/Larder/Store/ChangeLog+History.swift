@@ -34,20 +34,17 @@ extension ChangeLog {
     static func records(of index: YapDB.Index, metadata: Bool, in lmdb: LMDBTransaction) throws -> [IndexRecord] {
         let target = IndexTarget(index)
         var records: [IndexRecord] = []
-        try lmdb.withCursor(lmdb.databases.log) { cursor in
-            var entry = try cursor.first()
-            while let (key, value) = entry {
-                guard key.count == 8 else {
-                    throw LarderError(.corruptValue, "a change log key is \(key.count) bytes long, not 8", operation: "history", index: index, path: lmdb.environment.path)
-                }
-                let commit = UInt64(bigEndian: key.loadUnaligned(as: UInt64.self))
-                do throws(HistoryReadError) {
-                    if let record = try record(of: target, metadata: metadata, commit: commit, in: value) { records.append(record) }
-                } catch {
-                    throw error.larderError(commit: commit, index: index).adding(path: lmdb.environment.path)
-                }
-                entry = try cursor.next()
+        try lmdb.forEachEntry(in: lmdb.databases.log) { key, value in
+            guard key.count == 8 else {
+                throw LarderError(.corruptValue, "a change log key is \(key.count) bytes long, not 8", operation: "history", index: index, path: lmdb.environment.path)
             }
+            let commit = UInt64(bigEndian: key.loadUnaligned(as: UInt64.self))
+            do throws(HistoryReadError) {
+                if let record = try record(of: target, metadata: metadata, commit: commit, in: value) { records.append(record) }
+            } catch {
+                throw error.larderError(commit: commit, index: index).adding(path: lmdb.environment.path)
+            }
+            return true
         }
         return records
     }

@@ -68,11 +68,8 @@ enum ChangeLog {
         }
         guard number > UInt64(limit) else { return }
         let oldestKept = number - UInt64(limit) + 1
-        try lmdb.withCursor(lmdb.databases.log) { cursor in
-            while let (key, _) = try cursor.first(), key.count == 8,
-                  UInt64(bigEndian: key.loadUnaligned(as: UInt64.self)) < oldestKept {
-                try cursor.deleteCurrent()
-            }
+        try lmdb.removeLeading(in: lmdb.databases.log) { key in
+            key.count == 8 && UInt64(bigEndian: key.loadUnaligned(as: UInt64.self)) < oldestKept
         }
     }
 }

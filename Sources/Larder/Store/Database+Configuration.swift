@@ -26,7 +26,7 @@ extension Database {
         /// An existing regular file at `path` is always opened this way, except a file named
         /// `data.mdb`, which is a directory store's data file and opens that store. Default `false`.
         public var singleFile: Bool = false
-        /// Open the store for reading only (LMDB's `MDB_RDONLY`): nothing is created, and every
+        /// Open the store for reading only (LMDB's `RDONLY` environment flag): nothing is created, and every
         /// write (and every extension registration) throws ``LarderError/Code/readOnly``. It
         /// reads stores on read-only media and stores whose files this process may not write.
         ///

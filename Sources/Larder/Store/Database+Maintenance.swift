@@ -1,4 +1,3 @@
-import CLMDB
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -187,12 +186,10 @@ extension Database {
             }
             var fileStatus = stat()
             let fileSize = stat(environment.dataFile, &fileStatus) == 0 ? Int(fileStatus.st_size) : nil
-            var maxReaders: UInt32 = 0
-            mdb_env_get_maxreaders(environment.handle, &maxReaders)
             return StoreStatistics(
                 formatVersion: UInt32(bigEndian: stored.loadUnaligned(as: UInt32.self)),
                 mapSize: usage.mapSize, usedBytes: usage.used, fileSize: fileSize, pageSize: usage.pageSize,
-                maxKeySize: environment.maxKeySize, maxReaders: Int(maxReaders),
+                maxKeySize: environment.maxKeySize, maxReaders: environment.maxReaders,
                 objectCount: try lmdb.count(lmdb.databases.objects),
                 metadataCount: try lmdb.count(lmdb.databases.metadata),
                 collectionCount: try lmdb.count(lmdb.databases.collections),
@@ -331,7 +328,7 @@ extension Database {
         do {
             defer { close(fd) }
             fchmod(fd, mode)  // open's mode passes through the umask
-            try copyEnvironment(to: fd, compacting: compacting)
+            try environment.copy(to: fd, compacting: compacting)
             guard fsync(fd) == 0 else { throw LMDBResult.error(errno, operation: "copy", path: partial) }
         }
         // link() refuses to replace a file that appeared meanwhile; rename() would not.
@@ -350,19 +347,6 @@ extension Database {
         }
     }
 
-    /// Runs LMDB's copy into `fd`, as a live transaction of this process so that no map resize
-    /// runs meanwhile (the copy reads through the map from a read transaction of its own).
-    private func copyEnvironment(to fd: Int32, compacting: Bool) throws {
-        let state = ThreadState.current
-        environment.gate.enter(reentrant: state.liveTransactions > 0)
-        state.liveTransactions += 1
-        defer {
-            state.liveTransactions -= 1
-            environment.gate.leave()
-        }
-        let flags = compacting ? UInt32(MDB_CP_COMPACT) : 0
-        try LMDBResult.check(mdb_env_copyfd2(environment.handle, fd, flags), "copy", path: path)
-    }
 }
 
 /// The walk behind ``Database/checkStructure()``.
@@ -458,17 +442,14 @@ private struct StructureChecker {
     /// Checks every object; returns the number of objects of each collection.
     private mutating func checkObjects() throws -> [[UInt8]: Int] {
         var counted: [[UInt8]: Int] = [:]
-        try lmdb.withCursor(lmdb.databases.objects) { cursor in
-            var entry = try cursor.first()
-            while let (key, value) = entry {
-                objects += 1
-                let index = index(of: key, in: "objects")
-                if let separator = key.firstIndex(of: 0) {
-                    counted[[UInt8](key[...separator]), default: 0] += 1
-                }
-                checkValue(value, what: "object", at: index)
-                entry = try cursor.next()
+        try lmdb.forEachEntry(in: lmdb.databases.objects) { key, value in
+            objects += 1
+            let index = index(of: key, in: "objects")
+            if let separator = key.firstIndex(of: 0) {
+                counted[[UInt8](key[...separator]), default: 0] += 1
             }
+            checkValue(value, what: "object", at: index)
+            return true
         }
         return counted
     }
@@ -476,25 +457,22 @@ private struct StructureChecker {
     /// Compares the `collections` database with the objects counted.
     private mutating func checkCounts(_ counted: [[UInt8]: Int]) throws {
         var seen = Set<[UInt8]>()
-        try lmdb.withCursor(lmdb.databases.collections) { cursor in
-            var entry = try cursor.first()
-            while let (key, value) = entry {
-                collections += 1
-                let prefix = [UInt8](key)
-                let name = String(decoding: UnsafeRawBufferPointer(rebasing: key.dropLast()), as: UTF8.self)
-                let index = YapDB.Index(collection: name, key: "")
-                if key.last != 0 || key.dropLast().contains(0) {
-                    note(.countMismatch, "an entry of the collections database is not `collection ‖ 0x00`")
-                } else if value.count != 8 {
-                    note(.countMismatch, "the count of collection \"\(name)\" is \(value.count) bytes long, not 8", index)
-                } else {
-                    seen.insert(prefix)
-                    let stored = Int(UInt64(bigEndian: value.loadUnaligned(as: UInt64.self)))
-                    let actual = counted[prefix] ?? 0
-                    if stored != actual { note(.countMismatch, "collection \"\(name)\" records \(stored) keys but has \(actual) objects", index) }
-                }
-                entry = try cursor.next()
+        try lmdb.forEachEntry(in: lmdb.databases.collections) { key, value in
+            collections += 1
+            let prefix = [UInt8](key)
+            let name = String(decoding: UnsafeRawBufferPointer(rebasing: key.dropLast()), as: UTF8.self)
+            let index = YapDB.Index(collection: name, key: "")
+            if key.last != 0 || key.dropLast().contains(0) {
+                note(.countMismatch, "an entry of the collections database is not `collection ‖ 0x00`")
+            } else if value.count != 8 {
+                note(.countMismatch, "the count of collection \"\(name)\" is \(value.count) bytes long, not 8", index)
+            } else {
+                seen.insert(prefix)
+                let stored = Int(UInt64(bigEndian: value.loadUnaligned(as: UInt64.self)))
+                let actual = counted[prefix] ?? 0
+                if stored != actual { note(.countMismatch, "collection \"\(name)\" records \(stored) keys but has \(actual) objects", index) }
             }
+            return true
         }
         for (prefix, actual) in counted where !seen.contains(prefix) {
             let name = String(decoding: prefix.dropLast(), as: UTF8.self)
@@ -504,17 +482,14 @@ private struct StructureChecker {
 
     private mutating func checkMetadata() throws {
         let objectsDatabase = lmdb.databases.objects
-        try lmdb.withCursor(lmdb.databases.metadata) { cursor in
-            var entry = try cursor.first()
-            while let (key, value) = entry {
-                metadata += 1
-                let index = index(of: key, in: "metadata")
-                if try lmdb.get(objectsDatabase, key: key) == nil {
-                    note(.orphanMetadata, "a metadata value has no object beside it", index)
-                }
-                checkValue(value, what: "metadata value", at: index)
-                entry = try cursor.next()
+        try lmdb.forEachEntry(in: lmdb.databases.metadata) { key, value in
+            metadata += 1
+            let index = index(of: key, in: "metadata")
+            if try lmdb.get(objectsDatabase, key: key) == nil {
+                note(.orphanMetadata, "a metadata value has no object beside it", index)
             }
+            checkValue(value, what: "metadata value", at: index)
+            return true
         }
     }
 
@@ -528,28 +503,24 @@ private struct StructureChecker {
         var previous: UInt64?
         var newest: UInt64?
         var undecodable: [UInt64] = []
-        try lmdb.withCursor(lmdb.databases.log) { cursor in
-            var entry = try cursor.first()
-            while let (key, value) = entry {
-                logEntries += 1
-                guard key.count == 8 else {
-                    note(.changeLog, "a change log key is \(key.count) bytes long, not 8")
-                    entry = try cursor.next()
-                    continue
-                }
-                let number = UInt64(bigEndian: key.loadUnaligned(as: UInt64.self))
-                if let previous, number != previous + 1 {
-                    note(.changeLog, "the change log skips from commit \(previous) to \(number)")
-                }
-                do {
-                    _ = try Changeset(logBytes: value)
-                } catch {
-                    undecodable.append(number)
-                }
-                previous = number
-                newest = number
-                entry = try cursor.next()
+        try lmdb.forEachEntry(in: lmdb.databases.log) { key, value in
+            logEntries += 1
+            guard key.count == 8 else {
+                note(.changeLog, "a change log key is \(key.count) bytes long, not 8")
+                return true
             }
+            let number = UInt64(bigEndian: key.loadUnaligned(as: UInt64.self))
+            if let previous, number != previous + 1 {
+                note(.changeLog, "the change log skips from commit \(previous) to \(number)")
+            }
+            do {
+                _ = try Changeset(logBytes: value)
+            } catch {
+                undecodable.append(number)
+            }
+            previous = number
+            newest = number
+            return true
         }
         for number in undecodable.prefix(10) { note(.changeLog, "the change log entry of commit \(number) does not decode") }
         if undecodable.count > 10 { note(.changeLog, "\(undecodable.count - 10) more change log entries do not decode") }

@@ -73,7 +73,7 @@ extension StructureProblem {
 }
 
 extension PageVerifier {
-    /// The error for a store LMDB refused as not an LMDB file (`MDB_INVALID`) when one of its
+    /// The error for a store LMDB refused as not an LMDB file (LMDB's `INVALID` result) when one of its
     /// meta pages is intact: the store is damaged, not foreign. `nil` when the file does not
     /// look like a damaged store.
     static func damagedMetaError(dataFile: String, path: String) -> LarderError? {

@@ -36,7 +36,7 @@ extension Database {
     }
 
     /// Reclaims the reader slots of processes that died inside a read transaction (LMDB's
-    /// `mdb_reader_check`); returns how many. Opening a store and running out of slots do this
+    /// stale-reader check); returns how many. Opening a store and running out of slots do this
     /// by themselves.
     @discardableResult
     public func clearStaleReaders() -> Int {

@@ -159,9 +159,7 @@ public final class Database: Sendable {
             try read(LMDBTransaction(handle: handle, environment: environment, attempt: nil), on: core, body)
         }
         if let pinnedResult { return pinnedResult }
-        let handle = try environment.beginRead()
-        defer { environment.endRead(handle) }
-        return try read(LMDBTransaction(handle: handle, environment: environment, attempt: nil), on: core, body)
+        return try environment.read { try read($0, on: core, body) }
     }
 
     private func read<R>(_ lmdb: LMDBTransaction, on core: ConnectionCore, _ body: (ReadTransaction) throws -> R) throws -> R {

@@ -10,7 +10,7 @@ public enum Durability: Sendable, Hashable {
     /// pages, then the meta page through a synchronous descriptor). A power loss loses no
     /// acknowledged commit. The default.
     case full
-    /// Data pages are flushed at each commit, the meta page is not (LMDB's `MDB_NOMETASYNC`);
+    /// Data pages are flushed at each commit, the meta page is not (LMDB's `NOMETASYNC` environment flag);
     /// the next commit's flush carries it. About one flush per commit instead of two.
     /// - Warning: A power loss can take back the last acknowledged commit, for as long as no
     ///   other commit follows it (the store opens at the commit before).
@@ -25,7 +25,7 @@ public enum Durability: Sendable, Hashable {
     /// that call does nothing else when it is a write. A failure while the store closes is not
     /// reported (there is no caller left).
     ///
-    /// Earlier versions ran this mode on LMDB's `MDB_NOSYNC` (no flush at commit), which does
+    /// Earlier versions ran this mode on LMDB's `NOSYNC` environment flag (no flush at commit), which does
     /// not keep the store consistent through a power loss on file systems that reorder writes.
     /// Now each commit costs one flush, as with ``noMetaSync``.
     /// - Warning: A power loss can take back the last acknowledged commit if it came less than

@@ -84,15 +84,13 @@ extension ReadTransaction {
     /// - Throws: ``LarderError/Code/corruptValue`` for a damaged log key; a failure of LMDB.
     public final func loggedCommits() throws -> ClosedRange<UInt64>? {
         checkActive()
-        return try lmdb.withCursor(lmdb.databases.log) { cursor in
-            guard let first = try cursor.first()?.key, let last = try cursor.last()?.key else { return nil }
-            guard first.count == 8, last.count == 8 else {
-                throw LarderError(.corruptValue, "a change log key is not 8 bytes long", operation: "loggedCommits", path: lmdb.environment.path)
-            }
-            let lower = UInt64(bigEndian: first.loadUnaligned(as: UInt64.self))
-            let upper = UInt64(bigEndian: last.loadUnaligned(as: UInt64.self))
-            return lower...upper
+        guard let first = try lmdb.firstKey(in: lmdb.databases.log), let last = try lmdb.lastKey(in: lmdb.databases.log) else { return nil }
+        guard first.count == 8, last.count == 8 else {
+            throw LarderError(.corruptValue, "a change log key is not 8 bytes long", operation: "loggedCommits", path: lmdb.environment.path)
         }
+        let lower = first.withUnsafeBytes { UInt64(bigEndian: $0.loadUnaligned(as: UInt64.self)) }
+        let upper = last.withUnsafeBytes { UInt64(bigEndian: $0.loadUnaligned(as: UInt64.self)) }
+        return lower...upper
     }
 
     /// The changesets of the commits after `commit` up to ``lastCommit``, oldest first, read from

@@ -1,5 +1,3 @@
-import CLMDB
-
 /// Keys, enumeration and ranges.
 ///
 /// Enumerations walk a collection in key order (UTF-8 bytes) with an LMDB cursor, within the
@@ -9,11 +7,11 @@ import CLMDB
 /// Modifying the store from inside an enumeration's closure stops the program with a message:
 /// collect what to change first, then change it.
 extension ReadTransaction {
-    /// Walks the entries of `dbi` whose storage keys lie in `collection` and `range`, calling
+    /// Walks the entries of `database` whose storage keys lie in `collection` and `range`, calling
     /// `body` with the key part (after `collection ‖ 0x00`) and the stored value, until it
     /// returns `false`.
     final func walk(
-        _ dbi: MDB_dbi, collection: String, range: KeyRange, operation: String,
+        _ database: DatabaseHandle, collection: String, range: KeyRange, operation: String,
         _ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws -> Bool
     ) throws {
         checkActive()
@@ -36,25 +34,11 @@ extension ReadTransaction {
         guard limit > 0 else { return }
         enumerationDepth += 1
         defer { enumerationDepth -= 1 }
-        try lmdb.withCursor(dbi) { cursor in
-            var visited = 0
-            if range.reversed {
-                var entry = try upper.withUnsafeBytes { try cursor.seek(atLeast: $0) } != nil ? try cursor.previous() : try cursor.last()
-                while let (key, value) = entry, !key.lexicographicallyPrecedes(lower) {
-                    visited += 1
-                    let name = try Self.keyPart(of: key, prefix: prefix, collection: collection, operation: operation)
-                    guard try body(name, value), visited < limit else { return }
-                    entry = try cursor.previous()
-                }
-            } else {
-                var entry = try lower.withUnsafeBytes { try cursor.seek(atLeast: $0) }
-                while let (key, value) = entry, key.lexicographicallyPrecedes(upper) {
-                    visited += 1
-                    let name = try Self.keyPart(of: key, prefix: prefix, collection: collection, operation: operation)
-                    guard try body(name, value), visited < limit else { return }
-                    entry = try cursor.next()
-                }
-            }
+        var visited = 0
+        try lmdb.forEachEntry(in: database, from: lower, to: upper, reversed: range.reversed) { key, value in
+            visited += 1
+            let name = try Self.keyPart(of: key, prefix: prefix, collection: collection, operation: operation)
+            return try body(name, value) && visited < limit
         }
     }
 
@@ -129,14 +113,10 @@ extension ReadTransaction {
         checkActive()
         enumerationDepth += 1
         defer { enumerationDepth -= 1 }
-        try lmdb.withCursor(lmdb.databases.objects) { cursor in
-            var entry = try cursor.first()
-            while let (key, _) = entry {
-                var stop = false
-                try body(StorageKey.index(from: key), &stop)
-                if stop { return }
-                entry = try cursor.next()
-            }
+        try lmdb.forEachEntry(in: lmdb.databases.objects) { key, _ in
+            var stop = false
+            try body(StorageKey.index(from: key), &stop)
+            return !stop
         }
     }
 
@@ -334,14 +314,6 @@ extension KeyRange {
     /// The smallest byte string greater than every string that starts with `prefix`, or `nil`
     /// when there is none (the prefix is empty or all 0xFF).
     static func successor(of prefix: [UInt8]) -> [UInt8]? {
-        var bytes = prefix
-        while let last = bytes.last {
-            if last < 0xFF {
-                bytes[bytes.count - 1] = last + 1
-                return bytes
-            }
-            bytes.removeLast()
-        }
-        return nil
+        LMDBTransaction.keyAfterPrefix(prefix)
     }
 }

@@ -58,14 +58,14 @@ public class ReadTransaction {
     /// - Warning: The buffer is lent, not given: it is valid only inside `body` and must not be
     ///   stored or returned.
     final func withStoredValue<R>(
-        _ dbi: (Environment.Databases) -> UInt32, collection: String, key: String, operation: String,
+        _ database: (Environment.Databases) -> DatabaseHandle, collection: String, key: String, operation: String,
         _ body: (_ payload: UnsafeRawBufferPointer, _ format: ArchiveFormat) throws -> R
     ) throws -> R? {
         checkActive()
         let index = YapDB.Index(collection: collection, key: key)
         do {
             return try StorageKey.with(collection: collection, key: key, maxKeySize: maxKeySize, operation: operation) { storageKey in
-                guard let stored = try lmdb.get(dbi(lmdb.databases), key: storageKey) else { return nil }
+                guard let stored = try lmdb.get(database(lmdb.databases), key: storageKey) else { return nil }
                 let (payload, format) = try ValueFraming.unframe(stored)
                 return try body(payload, format)
             }
@@ -174,14 +174,11 @@ public class ReadTransaction {
     public final func collections() throws -> [String] {
         checkActive()
         var names: [String] = []
-        try lmdb.withCursor(lmdb.databases.collections) { cursor in
-            var entry = try cursor.first()
-            while let (key, value) = entry {
-                // Keys are `collection ‖ 0x00`, so that the empty collection has a non-empty key.
-                let name = String(decoding: UnsafeRawBufferPointer(rebasing: key.dropLast()), as: UTF8.self)
-                if Self.count(stored: value) + pendingCountChange(of: name) > 0 { names.append(name) }
-                entry = try cursor.next()
-            }
+        try lmdb.forEachEntry(in: lmdb.databases.collections) { key, value in
+            // Keys are `collection ‖ 0x00`, so that the empty collection has a non-empty key.
+            let name = String(decoding: UnsafeRawBufferPointer(rebasing: key.dropLast()), as: UTF8.self)
+            if Self.count(stored: value) + pendingCountChange(of: name) > 0 { names.append(name) }
+            return true
         }
         names.append(contentsOf: try pendingNewCollections())
         return names.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }

@@ -266,16 +266,12 @@ public final class ReadWriteTransaction: ReadTransaction {
         checksummedFormatRecorded = true
     }
 
-    /// Stores `bytes` at `storageKey` in `dbi`; returns whether an entry was there before.
-    private func put(_ bytes: [UInt8], in dbi: UInt32, at storageKey: UnsafeRawBufferPointer) throws -> Bool {
+    /// Stores `bytes` at `storageKey` in `database`; returns whether an entry was there before.
+    private func put(_ bytes: [UInt8], in database: DatabaseHandle, at storageKey: UnsafeRawBufferPointer) throws -> Bool {
         try bytes.withUnsafeBytes { bytes in
-            do {
-                try lmdb.put(dbi, key: storageKey, value: bytes, flags: MDBFlags.noOverwrite)
-                return false
-            } catch let error as LarderError where error.lmdbCode == MDBFlags.keyExists {
-                try lmdb.put(dbi, key: storageKey, value: bytes)
-                return true
-            }
+            if try lmdb.putIfAbsent(database, key: storageKey, value: bytes) { return false }
+            try lmdb.put(database, key: storageKey, value: bytes)
+            return true
         }
     }
 
@@ -408,17 +404,17 @@ public final class ReadWriteTransaction: ReadTransaction {
         try replaceMetadata(metadata, forKey: key, inCollection: collection, archiver: archiver(M.self, in: collection, fallback: MessagePackArchiver<M>()))
     }
 
-    private func replace<A: Archiver>(_ value: A.Value, with archiver: A, in half: (Environment.Databases) -> UInt32, forKey key: String, inCollection collection: String, operation: String) throws -> Bool {
+    private func replace<A: Archiver>(_ value: A.Value, with archiver: A, in half: (Environment.Databases) -> DatabaseHandle, forKey key: String, inCollection collection: String, operation: String) throws -> Bool {
         checkWritable()
         let index = YapDB.Index(collection: collection, key: key)
         do {
             return try StorageKey.with(collection: collection, key: key, maxKeySize: maxKeySize, operation: operation) { storageKey in
                 guard try lmdb.get(lmdb.databases.objects, key: storageKey) != nil else { return false }
-                let dbi = half(lmdb.databases)
+                let database = half(lmdb.databases)
                 try archive(value, with: archiver, into: &valueBuffer, index: index, operation: operation)
                 try captureForUndo(index, at: storageKey)
-                let existed = try put(valueBuffer, in: dbi, at: storageKey)
-                if dbi == lmdb.databases.objects {
+                let existed = try put(valueBuffer, in: database, at: storageKey)
+                if database == lmdb.databases.objects {
                     state.changes.recordObject(index, .updated)
                     wrote(object: value, with: archiver, at: index)
                     try dispatch(.row(ExtensionRow(index: index, objectChanged: true, metadataChanged: false, writtenObject: value, writtenMetadata: nil)))
@@ -533,16 +529,8 @@ public final class ReadWriteTransaction: ReadTransaction {
                 }
             }
         }
-        var removed = 0
-        for dbi in [lmdb.databases.objects, lmdb.databases.metadata] {
-            // Seek afresh after each delete: never step a cursor across its own deletions.
-            try lmdb.withCursor(dbi) { cursor in
-                while let (key, _) = try prefix.withUnsafeBytes({ try cursor.seek(atLeast: $0) }), key.starts(with: prefix) {
-                    try cursor.deleteCurrent()
-                    if dbi == lmdb.databases.objects { removed += 1 }
-                }
-            }
-        }
+        let removed = try lmdb.removeAll(in: lmdb.databases.objects, withPrefix: prefix)
+        try lmdb.removeAll(in: lmdb.databases.metadata, withPrefix: prefix)
         if removed > 0 {
             state.countChanges[collection, default: 0] -= removed
             state.changes.recordCleared(collection)

@@ -67,7 +67,7 @@ enum UndoStack {
     /// The numbers of every stored step, in order.
     static func numbers(in lmdb: LMDBTransaction) throws -> [UInt64] {
         var numbers: [UInt64] = []
-        try lmdb.scan(lmdb.databases.larder, from: stepPrefix, to: KeyRange.successor(of: stepPrefix), reversed: false) { key, _ in
+        try lmdb.forEachEntry(in: lmdb.databases.larder, withPrefix: stepPrefix) { key, _ in
             guard key.count == stepPrefix.count + 8 else {
                 throw LarderError(.corruptValue, "an undo step key is not a step number", operation: "undo")
             }

@@ -106,7 +106,7 @@ final class RelationshipsRuntime: ExtensionRuntime {
     /// The edges stored under keys starting with `prefix` in the forward or reverse part.
     func edges(withPrefix prefix: [UInt8], reversed: Bool, in lmdb: LMDBTransaction) throws -> [StoredEdge] {
         var found: [StoredEdge] = []
-        try lmdb.scan(parts[reversed ? "reverse" : "forward"], from: prefix, to: KeyRange.successor(of: prefix), reversed: false) { key, value in
+        try lmdb.forEachEntry(in: parts[reversed ? "reverse" : "forward"], withPrefix: prefix) { key, value in
             found.append(try Self.decode(key, rules: value, reversed: reversed))
             return true
         }
@@ -116,7 +116,7 @@ final class RelationshipsRuntime: ExtensionRuntime {
     /// How many edges are stored under keys starting with `prefix`.
     func edgeCount(withPrefix prefix: [UInt8], reversed: Bool, in lmdb: LMDBTransaction) throws -> Int {
         var count = 0
-        try lmdb.scan(parts[reversed ? "reverse" : "forward"], from: prefix, to: KeyRange.successor(of: prefix), reversed: false) { _, _ in
+        try lmdb.forEachEntry(in: parts[reversed ? "reverse" : "forward"], withPrefix: prefix) { _, _ in
             count += 1
             return true
         }
@@ -140,13 +140,13 @@ final class RelationshipsRuntime: ExtensionRuntime {
             var indexes = Set<YapDB.Index>()
             let prefix = TupleKey([.string(collection)]).bytes
             for part in ["forward", "reverse"] {
-                try lmdb.scan(parts[part], from: prefix, to: KeyRange.successor(of: prefix), reversed: false) { key, value in
+                try lmdb.forEachEntry(in: parts[part], withPrefix: prefix) { key, value in
                     let stored = try Self.decode(key, rules: value, reversed: part == "reverse")
                     indexes.insert(part == "reverse" ? stored.edge.destination : stored.edge.source)
                     return true
                 }
             }
-            try lmdb.scan(parts["owners"], from: prefix, to: KeyRange.successor(of: prefix), reversed: false) { key, _ in
+            try lmdb.forEachEntry(in: parts["owners"], withPrefix: prefix) { key, _ in
                 let components = try TupleKey(decoding: key).components
                 if components.count == 3, case .string(let ownerKey) = components[1] { indexes.insert(YapDB.Index(collection: collection, key: ownerKey)) }
                 return true
@@ -213,7 +213,7 @@ final class RelationshipsRuntime: ExtensionRuntime {
         }
         var forwardKeys: [[UInt8]] = []
         let prefix = Self.prefix(owner)
-        try lmdb.scan(parts["owners"], from: prefix, to: KeyRange.successor(of: prefix), reversed: false) { key, _ in
+        try lmdb.forEachEntry(in: parts["owners"], withPrefix: prefix) { key, _ in
             let components = try TupleKey(decoding: key).components
             guard components.count == 3, case .bytes(let forwardKey) = components[2] else {
                 throw LarderError(.corruptValue, "a relationship owner entry does not name an edge", operation: "relationships", extensionName: name)
@@ -392,7 +392,7 @@ final class RelationshipsRuntime: ExtensionRuntime {
         for rootName in try txn.rootNames() {
             if let index = try txn.rootIndex(named: rootName) { frontier.append(index) }
         }
-        try lmdb.scan(parts["forward"], from: [], to: nil, reversed: false) { key, value in
+        try lmdb.forEachEntry(in: parts["forward"]) { key, value in
             let source = try Self.decode(key, rules: value, reversed: false).edge.source
             if !collected.contains(source.collection) { frontier.append(source) }
             return true

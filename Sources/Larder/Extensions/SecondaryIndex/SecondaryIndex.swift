@@ -135,7 +135,7 @@ public struct SecondaryIndexReader<Object: Codable & Sendable, Metadata: Codable
         _ body: (_ index: YapDB.Index, _ columns: TupleKey, _ stop: inout Bool) throws -> Void
     ) throws {
         transaction.checkActive()
-        try transaction.lmdb.scan(runtime.parts["entries"], from: query.lower, to: query.upper, reversed: order == .descending) { key, _ in
+        try transaction.lmdb.forEachEntry(in: runtime.parts["entries"], from: query.lower, to: query.upper, reversed: order == .descending) { key, _ in
             let (index, columns) = try SecondaryIndexRuntime<Object, Metadata>.split(entry: key)
             var stop = false
             try body(index, columns, &stop)
@@ -168,7 +168,7 @@ public struct SecondaryIndexReader<Object: Codable & Sendable, Metadata: Codable
     /// - Throws: ``LarderError`` with an LMDB failure.
     public func count(matching query: IndexQuery = .all) throws -> Int {
         var count = 0
-        try transaction.lmdb.scan(runtime.parts["entries"], from: query.lower, to: query.upper, reversed: false) { _, _ in
+        try transaction.lmdb.forEachEntry(in: runtime.parts["entries"], from: query.lower, to: query.upper) { _, _ in
             count += 1
             return true
         }

@@ -1,27 +1,25 @@
-import CLMDB
-
 /// The nodes of a view's counted tree, in the view's `tree` database (node id, big-endian).
 struct LMDBTreeStorage: CountedTreeStorage {
     let lmdb: LMDBTransaction
-    let dbi: MDB_dbi
+    let database: DatabaseHandle
 
     func node(_ id: UInt64) throws -> [UInt8]? {
-        try withUnsafeBytes(of: id.bigEndian) { try lmdb.get(dbi, key: $0) }.map { [UInt8]($0) }
+        try withUnsafeBytes(of: id.bigEndian) { try lmdb.get(database, key: $0) }.map { [UInt8]($0) }
     }
 
     func setNode(_ id: UInt64, _ bytes: [UInt8]) throws {
         try withUnsafeBytes(of: id.bigEndian) { key in
-            try bytes.withUnsafeBytes { try lmdb.put(dbi, key: key, value: $0) }
+            try bytes.withUnsafeBytes { try lmdb.put(database, key: key, value: $0) }
         }
     }
 
     func removeNode(_ id: UInt64) throws {
-        _ = try withUnsafeBytes(of: id.bigEndian) { try lmdb.delete(dbi, key: $0) }
+        _ = try withUnsafeBytes(of: id.bigEndian) { try lmdb.delete(database, key: $0) }
     }
 
     func nodeIDs() throws -> [UInt64]? {
         var ids: [UInt64] = []
-        try lmdb.scan(dbi, from: [], to: nil, reversed: false) { key, _ in
+        try lmdb.forEachEntry(in: database) { key, _ in
             if key.count == 8 { ids.append(UInt64(bigEndian: key.loadUnaligned(as: UInt64.self))) }
             return true
         }
@@ -51,7 +49,7 @@ class ListRuntime<Object: Codable & Sendable, Metadata: Codable & Sendable>: @un
     }
 
     func tree(_ lmdb: LMDBTransaction) -> CountedTree<LMDBTreeStorage> {
-        CountedTree(storage: LMDBTreeStorage(lmdb: lmdb, dbi: parts["tree"]))
+        CountedTree(storage: LMDBTreeStorage(lmdb: lmdb, database: parts["tree"]))
     }
 
     // MARK: Item keys
@@ -127,7 +125,7 @@ class ListRuntime<Object: Codable & Sendable, Metadata: Codable & Sendable>: @un
 
     private func changeCount(ofGroup group: String, by change: Int, in lmdb: LMDBTransaction) throws {
         let key = Self.groupKey(group)
-        let count = try Self.count(ofGroupKey: key, in: lmdb, dbi: parts["groups"]) + change
+        let count = try Self.count(ofGroupKey: key, in: lmdb, database: parts["groups"]) + change
         try key.withUnsafeBytes { key in
             if count > 0 {
                 try withUnsafeBytes(of: UInt64(count).bigEndian) { try lmdb.put(parts["groups"], key: key, value: $0) }
@@ -147,8 +145,8 @@ class ListRuntime<Object: Codable & Sendable, Metadata: Codable & Sendable>: @un
         String(decoding: UnsafeRawBufferPointer(rebasing: key.dropFirst()), as: UTF8.self)
     }
 
-    static func count(ofGroupKey key: [UInt8], in lmdb: LMDBTransaction, dbi: MDB_dbi) throws -> Int {
-        guard let stored = try key.withUnsafeBytes({ try lmdb.get(dbi, key: $0) }), stored.count == 8 else { return 0 }
+    static func count(ofGroupKey key: [UInt8], in lmdb: LMDBTransaction, database: DatabaseHandle) throws -> Int {
+        guard let stored = try key.withUnsafeBytes({ try lmdb.get(database, key: $0) }), stored.count == 8 else { return 0 }
         return Int(UInt64(bigEndian: stored.loadUnaligned(as: UInt64.self)))
     }
 
@@ -176,7 +174,7 @@ class ListRuntime<Object: Codable & Sendable, Metadata: Codable & Sendable>: @un
     func removeItems(inCollection collection: String, in txn: ReadWriteTransaction) throws {
         var indexes: [YapDB.Index] = []
         let prefix = StorageKey.prefix(of: collection)
-        try txn.lmdb.scan(parts["map"], from: prefix, to: KeyRange.successor(of: prefix), reversed: false) { key, _ in
+        try txn.lmdb.forEachEntry(in: parts["map"], withPrefix: prefix) { key, _ in
             indexes.append(StorageKey.index(from: key))
             return true
         }
@@ -185,7 +183,7 @@ class ListRuntime<Object: Codable & Sendable, Metadata: Codable & Sendable>: @un
 
     /// Takes every item out of the list.
     func removeAllItems(in txn: ReadWriteTransaction) throws {
-        try txn.lmdb.scan(parts["map"], from: [], to: nil, reversed: false) { key, _ in
+        try txn.lmdb.forEachEntry(in: parts["map"]) { key, _ in
             txn.noteTouched(StorageKey.index(from: key), by: name)
             return true
         }
@@ -233,40 +231,39 @@ class ListRuntime<Object: Codable & Sendable, Metadata: Codable & Sendable>: @un
         guard touched.count <= Self.itemizedChangeLimit else {
             return try MessagePackEncoder().encode(ViewChanges(isReset: true))
         }
-        let environment = txn.lmdb.environment
-        let handle = try environment.beginRead()
-        defer { environment.endRead(handle) }
-        let before = LMDBTransaction(handle: handle, environment: environment, attempt: nil)
-        var changes = ViewChanges()
-        var groups = Set<String>()
-        var startsBefore: [String: Int] = [:]
-        var startsNow: [String: Int] = [:]
-        for index in touched {
-            let old = try location(of: index, in: before, groupStarts: &startsBefore)
-            let new = try location(of: index, in: txn.lmdb, groupStarts: &startsNow)
-            switch (old, new) {
-            case (nil, nil):
-                continue
-            case (nil, let new?):
-                changes.rows.append(.init(kind: .insert, index: index, from: nil, to: new.location))
-            case (let old?, nil):
-                changes.rows.append(.init(kind: .delete, index: index, from: old.location, to: nil))
-            case (let old?, let new?):
-                let kind: ViewChanges.RowChange.Kind = old.itemKey == new.itemKey ? .update : .move
-                changes.rows.append(.init(kind: kind, index: index, from: old.location, to: new.location))
+        // The committed state before this transaction, read beside it.
+        return try txn.lmdb.environment.read { before in
+            var changes = ViewChanges()
+            var groups = Set<String>()
+            var startsBefore: [String: Int] = [:]
+            var startsNow: [String: Int] = [:]
+            for index in touched {
+                let old = try location(of: index, in: before, groupStarts: &startsBefore)
+                let new = try location(of: index, in: txn.lmdb, groupStarts: &startsNow)
+                switch (old, new) {
+                case (nil, nil):
+                    continue
+                case (nil, let new?):
+                    changes.rows.append(.init(kind: .insert, index: index, from: nil, to: new.location))
+                case (let old?, nil):
+                    changes.rows.append(.init(kind: .delete, index: index, from: old.location, to: nil))
+                case (let old?, let new?):
+                    let kind: ViewChanges.RowChange.Kind = old.itemKey == new.itemKey ? .update : .move
+                    changes.rows.append(.init(kind: kind, index: index, from: old.location, to: new.location))
+                }
+                if let old { groups.insert(old.location.group) }
+                if let new { groups.insert(new.location.group) }
             }
-            if let old { groups.insert(old.location.group) }
-            if let new { groups.insert(new.location.group) }
+            for group in groups.sorted() {
+                let key = Self.groupKey(group)
+                let existed = try Self.count(ofGroupKey: key, in: before, database: parts["groups"]) > 0
+                let exists = try Self.count(ofGroupKey: key, in: txn.lmdb, database: parts["groups"]) > 0
+                if existed != exists { changes.sections.append(.init(kind: exists ? .insert : .delete, group: group)) }
+            }
+            guard !changes.rows.isEmpty || !changes.sections.isEmpty else { return nil }
+            changes.rows.sort { ($0.index.collection, $0.index.key) < ($1.index.collection, $1.index.key) }
+            return try MessagePackEncoder().encode(changes)
         }
-        for group in groups.sorted() {
-            let key = Self.groupKey(group)
-            let existed = try Self.count(ofGroupKey: key, in: before, dbi: parts["groups"]) > 0
-            let exists = try Self.count(ofGroupKey: key, in: txn.lmdb, dbi: parts["groups"]) > 0
-            if existed != exists { changes.sections.append(.init(kind: exists ? .insert : .delete, group: group)) }
-        }
-        guard !changes.rows.isEmpty || !changes.sections.isEmpty else { return nil }
-        changes.rows.sort { ($0.index.collection, $0.index.key) < ($1.index.collection, $1.index.key) }
-        return try MessagePackEncoder().encode(changes)
     }
 
     // MARK: Verification

@@ -34,7 +34,7 @@ public struct ViewReader<Object: Codable & Sendable, Metadata: Codable & Sendabl
     public func groups() throws -> [String] {
         transaction.checkActive()
         var names: [String] = []
-        try transaction.lmdb.scan(runtime.parts["groups"], from: [], to: nil, reversed: false) { key, _ in
+        try transaction.lmdb.forEachEntry(in: runtime.parts["groups"]) { key, _ in
             names.append(ListRuntime<Object, Metadata>.groupName(key))
             return true
         }
@@ -47,7 +47,7 @@ public struct ViewReader<Object: Codable & Sendable, Metadata: Codable & Sendabl
     ///   failure.
     public func numberOfItems(inGroup group: String) throws -> Int {
         transaction.checkActive()
-        return try ListRuntime<Object, Metadata>.count(ofGroupKey: ListRuntime<Object, Metadata>.groupKey(group), in: transaction.lmdb, dbi: runtime.parts["groups"])
+        return try ListRuntime<Object, Metadata>.count(ofGroupKey: ListRuntime<Object, Metadata>.groupKey(group), in: transaction.lmdb, database: runtime.parts["groups"])
     }
 
     /// The number of items in every group.
