@@ -82,7 +82,7 @@ final class Carried<T: Persistable & Codable & Sendable>: CarriedValue {
 /// progress knows, reachable from refs while they are encoded or decoded (a task-local value).
 ///
 /// It is only ever used by the one thread running the save or load.
-final class GraphContext: @unchecked Sendable {
+final class GraphContext: @unchecked Sendable {  // a task-local value, used only by the one thread running the save or load
     @TaskLocal static var current: GraphContext?
 
     private let transaction: ReadTransaction

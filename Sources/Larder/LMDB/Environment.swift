@@ -1,5 +1,6 @@
 internal import CLMDB
 import Dispatch
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -52,14 +53,15 @@ final class Environment: @unchecked Sendable {  // the handle is used under LMDB
     let changeHub = ChangeHub()
     /// The extensions registered on this store in this process.
     let extensions = ExtensionRegistry()
-    private let poolLock = ConditionLock()
-    private var pool: [OpaquePointer] = []
+    /// Reset read transactions, kept for renewal, by address: a reset transaction belongs to no
+    /// thread (`MDB_NOTLS`), and an address is `Sendable`.
+    private let pool = Mutex<[UInt]>([])
     private static let poolLimit = 64
     private var syncTimer: SyncTimer?
-    /// Guards `closed`, so that a timer firing while the environment closes never syncs a
-    /// closed handle (cancelling a dispatch timer does not wait for a running handler).
-    private let closeLock = ConditionLock()
-    private var closed = false
+    /// Whether the handle has closed; held through ``whileOpen(_:)``, so that a timer firing
+    /// while the environment closes never syncs a closed handle (cancelling a dispatch timer does
+    /// not wait for a running handler).
+    private let closed = Mutex(false)
     /// Counts map resizes done by this process (for tests and `info`).
     private(set) var resizeCount = 0
     /// A descriptor of the lock file kept open for the handle's life (see `preallocateLockFile`).
@@ -376,7 +378,7 @@ final class Environment: @unchecked Sendable {  // the handle is used under LMDB
     /// Runs `body` unless the environment has closed, keeping it open meanwhile (for timers,
     /// which may fire while the environment closes).
     func whileOpen(_ body: () -> Void) {
-        closeLock.withLock {
+        closed.withLock { closed in
             if !closed { body() }
         }
     }
@@ -395,11 +397,8 @@ final class Environment: @unchecked Sendable {  // the handle is used under LMDB
             syncTimer.cancel()
             mdb_env_sync(handle, 1)  // nothing is left to report a failure to
         }
-        poolLock.withLock {
-            for txn in pool { mdb_txn_abort(txn) }
-            pool.removeAll()
-        }
-        closeLock.withLock {
+        drainPool()
+        closed.withLock { closed in
             closed = true
             mdb_env_close(handle)
         }
@@ -417,7 +416,7 @@ final class Environment: @unchecked Sendable {  // the handle is used under LMDB
         var clearedReaders = false
         while true {
             gate.enter(reentrant: state.liveTransactions > 0)
-            var txn: OpaquePointer? = poolLock.withLock { pool.popLast() }
+            var txn = pool.withLock { $0.popLast() }.flatMap(OpaquePointer.init(bitPattern:))
             var rc: Int32
             if let pooled = txn {
                 rc = mdb_txn_renew(pooled)
@@ -455,9 +454,9 @@ final class Environment: @unchecked Sendable {  // the handle is used under LMDB
     /// Ends a read transaction from ``beginRead()``, keeping its handle for reuse.
     func endRead(_ txn: OpaquePointer) {
         mdb_txn_reset(txn)
-        let kept = poolLock.withLock {
+        let kept = pool.withLock { pool in
             guard pool.count < Environment.poolLimit else { return false }
-            pool.append(txn)
+            pool.append(UInt(bitPattern: txn))
             return true
         }
         if !kept { mdb_txn_abort(txn) }
@@ -634,8 +633,8 @@ final class Environment: @unchecked Sendable {  // the handle is used under LMDB
     }
 
     private func drainPool() {
-        poolLock.withLock {
-            for txn in pool { mdb_txn_abort(txn) }
+        pool.withLock { pool in
+            for address in pool { mdb_txn_abort(OpaquePointer(bitPattern: address)) }
             pool.removeAll()
         }
     }

@@ -1,3 +1,4 @@
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -16,8 +17,7 @@ enum EnvironmentRegistry {
         var users: Int
     }
 
-    private static let lock = ConditionLock()
-    nonisolated(unsafe) private static var entries: [FileIdentity: Entry] = [:]  // guarded by `lock`
+    private static let entries = Mutex<[FileIdentity: Entry]>([:])
 
     /// Returns the open environment for `path`, opening it if no `Database` of this process has,
     /// and creating the store first if there is none (unless the open is read-only).
@@ -38,8 +38,16 @@ enum EnvironmentRegistry {
             }
             createdDirectory = try StoreCreation.createIfMissing(location, replacingEmptyFile: explicitlySingle, configuration: configuration, path: path)
         }
-        lock.lock()
-        defer { lock.unlock() }
+        return try entries.withLock { entries in
+            try acquire(path: path, location: location, configuration: configuration, createdDirectory: createdDirectory, in: &entries)
+        }
+    }
+
+    /// Shares the environment open on `location`, or opens it; under the lock.
+    private static func acquire(
+        path: String, location: StoreLocation, configuration: Database.Configuration, createdDirectory: Bool,
+        in entries: inout [FileIdentity: Entry]
+    ) throws -> Environment {
         if let identity = FileIdentity(path: location.dataFile), var entry = entries[identity] {
             if entry.environment.isReadOnly && !configuration.readOnly {
                 throw LarderError(
@@ -68,8 +76,12 @@ enum EnvironmentRegistry {
 
     /// Gives back one use of `environment`; the last one closes it.
     static func release(_ environment: Environment) {
-        lock.lock()
-        defer { lock.unlock() }
+        entries.withLock { entries in
+            release(environment, in: &entries)
+        }
+    }
+
+    private static func release(_ environment: Environment, in entries: inout [FileIdentity: Entry]) {
         guard var entry = entries[environment.identity] else { return }
         entry.users -= 1
         if entry.users > 0 {
@@ -81,12 +93,12 @@ enum EnvironmentRegistry {
     }
 
     /// The number of environments open in this process (for tests).
-    static var openCount: Int { lock.withLock { entries.count } }
+    static var openCount: Int { entries.withLock { $0.count } }
 
     /// How many `Database`s of this process have the store at `path` open (for tests and tools).
     static func openCount(path: String) -> Int {
         guard let location = try? StoreLocation.resolve(path, singleFile: false),
               let identity = FileIdentity(path: location.dataFile) else { return 0 }
-        return lock.withLock { entries[identity]?.users ?? 0 }
+        return entries.withLock { $0[identity]?.users ?? 0 }
     }
 }

@@ -16,7 +16,7 @@ import Darwin
 /// Locks are taken before they are looked for, so of two processes opening at the same moment
 /// neither can miss the other (at worst both refuse). The locks live on the data file's inode,
 /// shared by all its names, and vanish with the process.
-final class StoreClaim: @unchecked Sendable {  // an immutable descriptor, closed once by `release`
+final class StoreClaim: Sendable {  // an immutable descriptor, closed once by `release`
     private let descriptor: Int32
 
     /// The bytes claims are taken in: far past any real data file, inside `off_t`.

@@ -7,34 +7,35 @@ import Synchronization
 /// Commits of this process are published by the writer right after they commit; commits of other
 /// processes are found by ``catchUp(_:to:)``, which every write and every read that sees a new
 /// commit calls, and which a timer calls while there are subscribers.
-final class ChangeHub: @unchecked Sendable {  // state guarded by `lock`
+final class ChangeHub: Sendable {
     /// How many recent changesets are kept in memory.
     static let recentLimit = 128
     /// Changesets listing more indexes than this are not kept in memory (a bulk import's would
     /// hold a lot); whoever needs one reads it from the log.
     static let recentEntryLimit = 4096
 
-    private let lock = ConditionLock()
-    private var recent: [UInt64: Changeset] = [:]
-    /// The last commit delivered to subscribers (or skipped while there were none).
-    private var lastPublished: UInt64 = 0 {
-        didSet { published.store(lastPublished, ordering: .releasing) }
+    private struct State {
+        var recent: [UInt64: Changeset] = [:]
+        /// The last commit delivered to subscribers (or skipped while there were none).
+        var lastPublished: UInt64 = 0
+        var subscribers: [ObjectIdentifier: ChangeSubscription] = [:]
+        var poller: DispatchSourceTimer?
+        var lastPolledID = -1
     }
+
+    private let state = Mutex(State())
     /// `lastPublished`, readable without the lock (every transaction checks it).
     private let published = Atomic<UInt64>(0)
-    private var subscribers: [ObjectIdentifier: ChangeSubscription] = [:]
-    private var poller: DispatchSourceTimer?
-    private var lastPolledID = -1
 
     func start(at commit: UInt64) {
-        lock.withLock { lastPublished = commit }
+        state.withLock { setLastPublished(commit, in: &$0) }
     }
 
-    var subscriberCount: Int { lock.withLock { subscribers.count } }
+    var subscriberCount: Int { state.withLock { $0.subscribers.count } }
 
     /// A recent changeset of this process, if still kept.
     func recentChangeset(_ number: UInt64) -> Changeset? {
-        lock.withLock { recent[number] }
+        state.withLock { $0.recent[number] }
     }
 
     /// The changesets after `after` through `through`, from memory or the log; `nil` when some
@@ -47,10 +48,10 @@ final class ChangeHub: @unchecked Sendable {  // state guarded by `lock`
 
     /// Publishes a commit of this process; called after it committed.
     func publish(_ changeset: Changeset) {
-        lock.withLock {
-            remember(changeset)
-            guard changeset.commits.lowerBound == lastPublished + 1 else { return }  // already found in the log
-            deliver(changeset)
+        state.withLock { state in
+            remember(changeset, in: &state)
+            guard changeset.commits.lowerBound == state.lastPublished + 1 else { return }  // already found in the log
+            deliver(changeset, in: &state)
         }
     }
 
@@ -58,58 +59,63 @@ final class ChangeHub: @unchecked Sendable {  // state guarded by `lock`
     /// reading them from the log. Commits the log no longer has become one reset.
     func catchUp(_ lmdb: LMDBTransaction, to commit: UInt64) {
         guard commit > published.load(ordering: .acquiring) else { return }
-        lock.withLock {
-            guard commit > lastPublished else { return }
-            guard !subscribers.isEmpty else {
-                lastPublished = commit
+        state.withLock { state in
+            guard commit > state.lastPublished else { return }
+            guard !state.subscribers.isEmpty else {
+                setLastPublished(commit, in: &state)
                 return
             }
-            for number in (lastPublished + 1)...commit {
+            for number in (state.lastPublished + 1)...commit {
                 // A log entry that cannot be read is as good as gone: the subscribers are told to reload.
-                guard let changeset = recent[number] ?? (try? ChangeLog.changeset(number, in: lmdb)) else {
-                    deliver(.reset(after: lastPublished, upTo: commit))
+                guard let changeset = state.recent[number] ?? (try? ChangeLog.changeset(number, in: lmdb)) else {
+                    deliver(.reset(after: state.lastPublished, upTo: commit), in: &state)
                     return
                 }
-                remember(changeset)
-                deliver(changeset)
+                remember(changeset, in: &state)
+                deliver(changeset, in: &state)
             }
         }
     }
 
-    private func remember(_ changeset: Changeset) {
+    private func remember(_ changeset: Changeset, in state: inout State) {
         guard changeset.entryCount <= Self.recentEntryLimit else { return }
-        recent[changeset.commit] = changeset
-        if recent.count > Self.recentLimit, changeset.commit >= UInt64(Self.recentLimit) {
-            recent = recent.filter { $0.key > changeset.commit - UInt64(Self.recentLimit) }
+        state.recent[changeset.commit] = changeset
+        if state.recent.count > Self.recentLimit, changeset.commit >= UInt64(Self.recentLimit) {
+            state.recent = state.recent.filter { $0.key > changeset.commit - UInt64(Self.recentLimit) }
         }
     }
 
-    private func deliver(_ changeset: Changeset) {
-        lastPublished = changeset.commit
-        for subscriber in subscribers.values { subscriber.receive(changeset) }
+    private func deliver(_ changeset: Changeset, in state: inout State) {
+        setLastPublished(changeset.commit, in: &state)
+        for subscriber in state.subscribers.values { subscriber.receive(changeset) }
+    }
+
+    private func setLastPublished(_ commit: UInt64, in state: inout State) {
+        state.lastPublished = commit
+        published.store(commit, ordering: .releasing)
     }
 
     // MARK: Subscribers
 
     /// Adds `subscription`; starts polling for other processes' commits with the first one.
     func subscribe(_ subscription: ChangeSubscription, environment: Environment) {
-        lock.withLock {
-            subscribers[ObjectIdentifier(subscription)] = subscription
-            if poller == nil { startPolling(environment) }
+        state.withLock { state in
+            state.subscribers[ObjectIdentifier(subscription)] = subscription
+            if state.poller == nil { state.poller = Self.startPolling(environment) }
         }
     }
 
     func unsubscribe(_ subscription: ChangeSubscription) {
-        lock.withLock {
-            subscribers[ObjectIdentifier(subscription)] = nil
-            if subscribers.isEmpty, let poller {
+        state.withLock { state in
+            state.subscribers[ObjectIdentifier(subscription)] = nil
+            if state.subscribers.isEmpty, let poller = state.poller {
                 poller.cancel()
-                self.poller = nil
+                state.poller = nil
             }
         }
     }
 
-    private func startPolling(_ environment: Environment) {
+    private static func startPolling(_ environment: Environment) -> DispatchSourceTimer {
         let interval = environment.configuration.changePollInterval.components
         let nanoseconds = max(1_000_000, interval.seconds * 1_000_000_000 + interval.attoseconds / 1_000_000_000)
         let timer = DispatchSource.makeTimerSource(queue: DispatchQueue.global(qos: .utility))
@@ -119,13 +125,13 @@ final class ChangeHub: @unchecked Sendable {  // state guarded by `lock`
             environment.whileOpen { environment.changeHub.poll(environment) }
         }
         timer.resume()
-        poller = timer
+        return timer
     }
 
     func stopPolling() {
-        lock.withLock {
-            poller?.cancel()
-            poller = nil
+        state.withLock { state in
+            state.poller?.cancel()
+            state.poller = nil
         }
     }
 
@@ -134,13 +140,13 @@ final class ChangeHub: @unchecked Sendable {  // state guarded by `lock`
     /// ``Database/checkForExternalChanges()``.
     func poll(_ environment: Environment) {
         let id = environment.lastTransactionID()
-        guard lock.withLock({ id != lastPolledID }) else { return }
+        guard state.withLock({ id != $0.lastPolledID }) else { return }
         do {
             let handle = try environment.beginRead()
             defer { environment.endRead(handle) }
             let lmdb = LMDBTransaction(handle: handle, environment: environment, attempt: nil)
             catchUp(lmdb, to: try ChangeLog.lastCommit(lmdb))
-            lock.withLock { lastPolledID = lmdb.id }
+            state.withLock { $0.lastPolledID = lmdb.id }
         } catch {
             // The next poll tries again (a read can fail only for want of a reader slot or a
             // damaged store, which every other read then reports).
@@ -162,7 +168,7 @@ final class ChangeHub: @unchecked Sendable {  // state guarded by `lock`
 /// - when it is still over ``byteLimit``, or lists more than ``entryLimit`` indexes, it becomes a
 ///   reset covering the commits (``Changeset/isReset``): "reload everything".
 /// Nothing is lost silently: a change is either in the merged changeset or signalled by a reset.
-final class ChangeSubscription: @unchecked Sendable {  // state guarded by `lock`
+final class ChangeSubscription: Sendable {
     /// How many changesets may wait before they are merged.
     static let bufferLimit = 64
     /// How many bytes (``Changeset/footprint``) the waiting changesets may hold.
@@ -170,17 +176,20 @@ final class ChangeSubscription: @unchecked Sendable {  // state guarded by `lock
     /// How many indexes a merged changeset may list before it becomes a reset.
     static let entryLimit = 4096
 
-    private let lock = ConditionLock()
-    private var buffer: [Changeset] = []
-    /// The sum of the buffered changesets' footprints.
-    private var bufferedBytes = 0
-    private var waiter: CheckedContinuation<Changeset?, Never>?
-    private var finished = false
+    fileprivate struct State {
+        var buffer: [Changeset] = []
+        /// The sum of the buffered changesets' footprints.
+        var bufferedBytes = 0
+        var waiter: CheckedContinuation<Changeset?, Never>?
+        var finished = false
+    }
+
+    private let state = Mutex(State())
     private let collection: String?
     /// Whether the consumer reads the extensions' changes and the commit information; when not,
     /// they are dropped on arrival.
     private let keepsDetails: Bool
-    private weak var hub: ChangeHub?
+    private weak let hub: ChangeHub?
 
     init(collection: String?, keepsDetails: Bool = true, hub: ChangeHub) {
         self.collection = collection
@@ -188,81 +197,60 @@ final class ChangeSubscription: @unchecked Sendable {  // state guarded by `lock
         self.hub = hub
     }
 
-    var bufferedCount: Int { lock.withLock { buffer.count } }
+    var bufferedCount: Int { state.withLock { $0.buffer.count } }
 
     /// What the buffer holds, by ``Changeset/footprint`` (for tests and diagnostics).
-    var bufferedFootprint: Int { lock.withLock { bufferedBytes } }
+    var bufferedFootprint: Int { state.withLock { $0.bufferedBytes } }
 
     /// How many index changes the buffer lists (for tests and diagnostics).
-    var bufferedEntryCount: Int { lock.withLock { buffer.reduce(0) { $0 + $1.entryCount } } }
+    var bufferedEntryCount: Int { state.withLock { $0.buffer.reduce(0) { $0 + $1.entryCount } } }
 
     /// Removes and returns what is buffered, without waiting (for tests).
     func takeBuffered() -> [Changeset] {
-        lock.withLock {
+        state.withLock { state in
             defer {
-                buffer.removeAll()
-                bufferedBytes = 0
+                state.buffer.removeAll()
+                state.bufferedBytes = 0
             }
-            return buffer
+            return state.buffer
         }
     }
 
     func receive(_ changeset: Changeset) {
         if let collection, !changeset.hasChange(inCollection: collection) { return }
         let changeset = keepsDetails ? changeset : changeset.indexChangesOnly()
-        lock.lock()
-        guard !finished else {
-            lock.unlock()
-            return
+        let waiter = state.withLock { state -> CheckedContinuation<Changeset?, Never>? in
+            guard !state.finished else { return nil }
+            if let waiter = state.waiter {
+                state.waiter = nil
+                return waiter
+            }
+            state.buffer.append(changeset)
+            state.bufferedBytes += changeset.footprint
+            if state.buffer.count > Self.bufferLimit || state.bufferedBytes > Self.byteLimit { state.mergeBuffer() }
+            return nil
         }
-        if let waiter {
-            self.waiter = nil
-            lock.unlock()
-            waiter.resume(returning: changeset)
-            return
-        }
-        buffer.append(changeset)
-        bufferedBytes += changeset.footprint
-        if buffer.count > Self.bufferLimit || bufferedBytes > Self.byteLimit { mergeBuffer() }
-        lock.unlock()
-    }
-
-    /// Merges the buffer into one changeset that fits the limits; under the lock.
-    private func mergeBuffer() {
-        // The first element is moved out, so merging into it copies nothing.
-        var merged = buffer.removeFirst()
-        for later in buffer { merged.merge(later) }
-        buffer.removeAll()
-        var bytes = merged.footprint
-        if bytes > Self.byteLimit {
-            merged = merged.droppingExtensionChanges()
-            bytes = merged.footprint
-        }
-        if bytes > Self.byteLimit || merged.entryCount > Self.entryLimit {
-            merged.becomeReset()
-            bytes = merged.footprint
-        }
-        buffer = [merged]
-        bufferedBytes = bytes
+        waiter?.resume(returning: changeset)
     }
 
     /// The next changeset, waiting for one; `nil` once cancelled.
     func next() async -> Changeset? {
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Changeset?, Never>) in
-                lock.lock()
-                if !buffer.isEmpty {
-                    let first = buffer.removeFirst()
-                    bufferedBytes = buffer.isEmpty ? 0 : bufferedBytes - first.footprint
-                    lock.unlock()
-                    continuation.resume(returning: first)
-                } else if finished {
-                    lock.unlock()
-                    continuation.resume(returning: nil)
-                } else {
-                    waiter = continuation
-                    lock.unlock()
+                // What to resume the continuation with at once; none when it now waits.
+                let ready: Changeset?? = state.withLock { state in
+                    if !state.buffer.isEmpty {
+                        let first = state.buffer.removeFirst()
+                        state.bufferedBytes = state.buffer.isEmpty ? 0 : state.bufferedBytes - first.footprint
+                        return .some(first)
+                    } else if state.finished {
+                        return .some(nil)
+                    } else {
+                        state.waiter = continuation
+                        return nil
+                    }
                 }
+                if let ready { continuation.resume(returning: ready) }
             }
         } onCancel: {
             cancel()
@@ -272,14 +260,35 @@ final class ChangeSubscription: @unchecked Sendable {  // state guarded by `lock
     /// Ends the subscription: the waiting consumer gets `nil`, the buffer is released and the hub
     /// forgets it.
     func cancel() {
-        lock.lock()
-        finished = true
-        buffer.removeAll()
-        bufferedBytes = 0
-        let waiting = waiter
-        waiter = nil
-        lock.unlock()
+        let waiting = state.withLock { state in
+            state.finished = true
+            state.buffer.removeAll()
+            state.bufferedBytes = 0
+            defer { state.waiter = nil }
+            return state.waiter
+        }
         waiting?.resume(returning: nil)
         hub?.unsubscribe(self)
+    }
+}
+
+extension ChangeSubscription.State {
+    /// Merges the buffer into one changeset that fits the limits; under the lock.
+    mutating func mergeBuffer() {
+        // The first element is moved out, so merging into it copies nothing.
+        var merged = buffer.removeFirst()
+        for later in buffer { merged.merge(later) }
+        buffer.removeAll()
+        var bytes = merged.footprint
+        if bytes > ChangeSubscription.byteLimit {
+            merged = merged.droppingExtensionChanges()
+            bytes = merged.footprint
+        }
+        if bytes > ChangeSubscription.byteLimit || merged.entryCount > ChangeSubscription.entryLimit {
+            merged.becomeReset()
+            bytes = merged.footprint
+        }
+        buffer = [merged]
+        bufferedBytes = bytes
     }
 }

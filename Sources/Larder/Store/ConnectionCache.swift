@@ -45,7 +45,7 @@ public struct CacheStatistics: Sendable, Equatable {
 /// With ``keepsIdentityMap``, object reads also go through an ``IdentityMap`` of the class instances
 /// handed out, which moves across commits with the object cache: a class instance found in either
 /// is the one in the map, so a read returns the same instance whichever of them answers it.
-final class ConnectionCache: @unchecked Sendable {  // state guarded by `lock`
+final class ConnectionCache: Sendable {
     enum Half { case object, metadata }
 
     /// An index with its hash computed once: a read that misses looks it up, then stores it.
@@ -72,57 +72,56 @@ final class ConnectionCache: @unchecked Sendable {  // state guarded by `lock`
     /// Beyond this many commits to catch up on, emptying the cache is cheaper than reading them.
     static let catchUpLimit: UInt64 = 256
 
-    private let lock = ConditionLock()
-    private var objects: LRUCache<Key, Entry>
-    private var metadata: LRUCache<Key, Entry>
-    private var commit: UInt64 = 0
-    /// The LMDB id of a snapshot known to be at `commit` (LMDB ids change on every commit).
-    private var snapshotID = -1
-    private var statistics = CacheStatistics()
-    private var identityMapOn: Bool
-    private var identities = IdentityMap()
-    /// The thread running an ``IdentityRefreshable/refresh(from:)`` under `lock`, 0 when none:
+    fileprivate struct State: @unchecked Sendable {  // holds decoded values of any type, which the connection's transactions share on any thread (see above)
+        var objects: LRUCache<Key, Entry>
+        var metadata: LRUCache<Key, Entry>
+        var commit: UInt64 = 0
+        /// The LMDB id of a snapshot known to be at `commit` (LMDB ids change on every commit).
+        var snapshotID = -1
+        var statistics = CacheStatistics()
+        var identityMapOn: Bool
+        var identities = IdentityMap()
+    }
+
+    private let state: Mutex<State>
+    /// The thread running an ``IdentityRefreshable/refresh(from:)`` under the lock, 0 when none:
     /// that thread must not take the lock again (it would deadlock).
     private let refreshingThread = Atomic<UInt>(0)
 
     init(objectLimit: Int, metadataLimit: Int, keepsIdentityMap: Bool = false) {
-        objects = LRUCache(limit: objectLimit)
-        metadata = LRUCache(limit: metadataLimit)
-        identityMapOn = keepsIdentityMap
+        state = Mutex(State(objects: LRUCache(limit: objectLimit), metadata: LRUCache(limit: metadataLimit), identityMapOn: keepsIdentityMap))
     }
 
     var objectLimit: Int {
-        get { locked { objects.limit } }
-        set { locked { objects.limit = newValue } }
+        get { locked { $0.objects.limit } }
+        set { locked { $0.objects.limit = newValue } }
     }
 
     var metadataLimit: Int {
-        get { locked { metadata.limit } }
-        set { locked { metadata.limit = newValue } }
+        get { locked { $0.metadata.limit } }
+        set { locked { $0.metadata.limit = newValue } }
     }
 
     /// Whether object reads go through the identity map; turning it off empties the map.
     var keepsIdentityMap: Bool {
-        get { locked { identityMapOn } }
+        get { locked { $0.identityMapOn } }
         set {
-            locked {
-                identityMapOn = newValue
-                if !newValue { identities.removeAll() }
+            locked { state in
+                state.identityMapOn = newValue
+                if !newValue { state.identities.removeAll() }
             }
         }
     }
 
-    var currentStatistics: CacheStatistics { locked { statistics } }
-    var counts: (objects: Int, metadata: Int, identities: Int) { locked { (objects.count, metadata.count, identities.count) } }
+    var currentStatistics: CacheStatistics { locked { $0.statistics } }
+    var counts: (objects: Int, metadata: Int, identities: Int) { locked { ($0.objects.count, $0.metadata.count, $0.identities.count) } }
 
     /// Runs `body` holding the lock, after checking that this thread is not refreshing an
     /// instance under it.
     @inline(__always)
-    private func locked<R>(_ body: () throws -> R) rethrows -> R {
+    private func locked<R, E: Error>(_ body: (inout sending State) throws(E) -> sending R) throws(E) -> sending R {
         checkNotRefreshing()
-        lock.lock()
-        defer { lock.unlock() }
-        return try body()
+        return try state.withLock(body)
     }
 
     @inline(__always)
@@ -151,29 +150,9 @@ final class ConnectionCache: @unchecked Sendable {  // state guarded by `lock`
         snapshotID: Int, readCommit: () throws -> UInt64,
         changesets: (_ after: UInt64, _ through: UInt64) throws -> [Changeset]?
     ) throws -> (commit: UInt64, usable: Bool) {
-        try locked {
-            try moveForward(snapshotID: snapshotID, readCommit: readCommit, changesets: changesets)
+        try locked { state in
+            try state.moveForward(snapshotID: snapshotID, readCommit: readCommit, changesets: changesets)
         }
-    }
-
-    /// ``prepare(snapshotID:readCommit:changesets:)``, under the lock.
-    private func moveForward(
-        snapshotID: Int, readCommit: () throws -> UInt64,
-        changesets: (_ after: UInt64, _ through: UInt64) throws -> [Changeset]?
-    ) throws -> (commit: UInt64, usable: Bool) {
-        if snapshotID == self.snapshotID { return (commit, true) }
-        let snapshotCommit = try readCommit()
-        if snapshotCommit < commit { return (snapshotCommit, false) }
-        if snapshotCommit > commit, objects.count + metadata.count + identities.count > 0 {
-            if snapshotCommit - commit <= Self.catchUpLimit, let missed = try changesets(commit, snapshotCommit) {
-                for changeset in missed { apply(changeset) }
-            } else {
-                flush()
-            }
-        }
-        commit = snapshotCommit
-        self.snapshotID = snapshotID
-        return (snapshotCommit, true)
     }
 
     /// The cached value at `index`, if the cache is at `commit` and it was decoded (or written)
@@ -185,35 +164,35 @@ final class ConnectionCache: @unchecked Sendable {  // state guarded by `lock`
     /// returned only when the map has no live instance at `index` (and then it becomes the map's),
     /// so both paths agree on the instance.
     func value<T>(_ half: Half, at index: Key, commit: UInt64?, identityCommit: UInt64? = nil, archiver: ArchiverIdentity, as type: T.Type) -> T? {
-        checkNotRefreshing()
-        lock.lock()
-        defer { lock.unlock() }
-        var found: T?
-        if half == .object, identityMapOn, let identityCommit, identityCommit <= self.commit,
-           let instance = identities.current(at: index, readAt: identityCommit) as? T {
-            statistics.identityMapHits += 1
-            found = instance
-        } else if let commit, commit == self.commit {
-            if half == .metadata {
-                found = metadata.value(for: index).flatMap { $0.archiver == archiver ? $0.value as? T : nil }
-            } else if let entry = objects.value(for: index), entry.archiver == archiver, let cached = entry.value as? T {
-                found = cached
-                if identityMapOn, let instance = IdentityMap.classInstance(cached) {
-                    // A live entry that was not current above is stale (due for its refresh) or
-                    // of another type: decode, and let `remember` settle which instance to return.
-                    if identities.live(at: index) != nil {
-                        found = nil
-                    } else {
-                        identities.set(instance, at: index, since: commit)
+        // Leaves the lock as every cached value does (see `State`).
+        nonisolated(unsafe) var found: T?
+        locked { state in
+            if half == .object, state.identityMapOn, let identityCommit, identityCommit <= state.commit,
+               let instance = state.identities.current(at: index, readAt: identityCommit) as? T {
+                state.statistics.identityMapHits += 1
+                found = instance
+            } else if let commit, commit == state.commit {
+                if half == .metadata {
+                    found = state.metadata.value(for: index).flatMap { $0.archiver == archiver ? $0.value as? T : nil }
+                } else if let entry = state.objects.value(for: index), entry.archiver == archiver, let cached = entry.value as? T {
+                    found = cached
+                    if state.identityMapOn, let instance = IdentityMap.classInstance(cached) {
+                        // A live entry that was not current above is stale (due for its refresh) or
+                        // of another type: decode, and let `remember` settle which instance to return.
+                        if state.identities.live(at: index) != nil {
+                            found = nil
+                        } else {
+                            state.identities.set(instance, at: index, since: commit)
+                        }
                     }
                 }
             }
-        }
-        switch (half, found != nil) {
-        case (.object, true): statistics.objectHits += 1
-        case (.object, false): statistics.objectMisses += 1
-        case (.metadata, true): statistics.metadataHits += 1
-        case (.metadata, false): statistics.metadataMisses += 1
+            switch (half, found != nil) {
+            case (.object, true): state.statistics.objectHits += 1
+            case (.object, false): state.statistics.objectMisses += 1
+            case (.metadata, true): state.statistics.metadataHits += 1
+            case (.metadata, false): state.statistics.metadataMisses += 1
+            }
         }
         return found
     }
@@ -222,32 +201,33 @@ final class ConnectionCache: @unchecked Sendable {  // state guarded by `lock`
     /// and returns what the read returns: `value`, or with the identity map on and `value` a
     /// class instance, the instance the map has for `index` (refreshed from `value` if stale).
     func remember<T>(_ value: T, _ half: Half, at index: Key, commit: UInt64, archiver: ArchiverIdentity) -> T {
-        locked {
-            guard commit == self.commit else { return value }
+        // Enters and leaves the lock as every cached value does (see `State`).
+        nonisolated(unsafe) var result = value
+        locked { state in
+            guard commit == state.commit else { return }
             guard half == .object else {
-                metadata.set(Entry(value: value, archiver: archiver), for: index)
-                return value
+                state.metadata.set(Entry(value: value, archiver: archiver), for: index)
+                return
             }
-            guard identityMapOn, let decoded = IdentityMap.classInstance(value) else {
-                objects.set(Entry(value: value, archiver: archiver), for: index)
-                return value
+            guard state.identityMapOn, let decoded = IdentityMap.classInstance(value) else {
+                state.objects.set(Entry(value: value, archiver: archiver), for: index)
+                return
             }
-            let result: T
-            switch identities.adopt(decoded, at: index, commit: commit, as: T.self) {
+            switch state.identities.adopt(decoded, at: index, commit: commit, as: T.self) {
             case .existing(let instance):
                 result = instance as! T  // `adopt` checked the type
             case .refresh(let instance):
                 refreshingThread.store(Self.currentThread(), ordering: .relaxed)
                 IdentityMap.refresh(instance, from: decoded)
                 refreshingThread.store(0, ordering: .relaxed)
-                statistics.identityMapRefreshes += 1
+                state.statistics.identityMapRefreshes += 1
                 result = instance as! T  // of the decoded type, so `T`
             case .fresh:
-                result = value
+                break
             }
-            objects.set(Entry(value: result, archiver: archiver), for: index)
-            return result
+            state.objects.set(Entry(value: result, archiver: archiver), for: index)
         }
+        return result
     }
 
     /// Moves the cache across a commit this connection made: removes what `changeset` changed,
@@ -258,21 +238,43 @@ final class ConnectionCache: @unchecked Sendable {  // state guarded by `lock`
         _ changeset: Changeset, from previous: UInt64, snapshotID: Int,
         objects written: [(YapDB.Index, ReadWriteTransaction.State.Written)], metadata writtenMetadata: [(YapDB.Index, ReadWriteTransaction.State.Written)]
     ) {
-        locked {
-            guard commit == previous else { return }
-            apply(changeset)
+        locked { state in
+            guard state.commit == previous else { return }
+            state.apply(changeset)
             for (index, value) in written {
                 let key = Key(index)
-                objects.set(Entry(value: value.value, archiver: value.writer), for: key)
-                if identityMapOn, let instance = IdentityMap.classInstance(value.value) { identities.set(instance, at: key, since: changeset.commit) }
+                state.objects.set(Entry(value: value.value, archiver: value.writer), for: key)
+                if state.identityMapOn, let instance = IdentityMap.classInstance(value.value) { state.identities.set(instance, at: key, since: changeset.commit) }
             }
-            for (index, value) in writtenMetadata { metadata.set(Entry(value: value.value, archiver: value.writer), for: Key(index)) }
-            commit = changeset.commit
-            self.snapshotID = snapshotID
+            for (index, value) in writtenMetadata { state.metadata.set(Entry(value: value.value, archiver: value.writer), for: Key(index)) }
+            state.commit = changeset.commit
+            state.snapshotID = snapshotID
         }
     }
+}
 
-    private func apply(_ changeset: Changeset) {
+extension ConnectionCache.State {
+    /// ``ConnectionCache/prepare(snapshotID:readCommit:changesets:)``, under the lock.
+    mutating func moveForward(
+        snapshotID: Int, readCommit: () throws -> UInt64,
+        changesets: (_ after: UInt64, _ through: UInt64) throws -> [Changeset]?
+    ) throws -> (commit: UInt64, usable: Bool) {
+        if snapshotID == self.snapshotID { return (commit, true) }
+        let snapshotCommit = try readCommit()
+        if snapshotCommit < commit { return (snapshotCommit, false) }
+        if snapshotCommit > commit, objects.count + metadata.count + identities.count > 0 {
+            if snapshotCommit - commit <= ConnectionCache.catchUpLimit, let missed = try changesets(commit, snapshotCommit) {
+                for changeset in missed { apply(changeset) }
+            } else {
+                flush()
+            }
+        }
+        commit = snapshotCommit
+        self.snapshotID = snapshotID
+        return (snapshotCommit, true)
+    }
+
+    mutating func apply(_ changeset: Changeset) {
         if changeset.isReset || changeset.removedEverything {
             flush()
             return
@@ -285,7 +287,7 @@ final class ConnectionCache: @unchecked Sendable {  // state guarded by `lock`
         }
         let tracksIdentities = !identities.isEmpty
         changeset.forEachChange { index, change in
-            let key = Key(index)
+            let key = ConnectionCache.Key(index)
             if let objectChange = change.object {
                 objects.removeValue(for: key)
                 if tracksIdentities { identities.objectChanged(at: key, removed: objectChange == .removed) }
@@ -294,7 +296,7 @@ final class ConnectionCache: @unchecked Sendable {  // state guarded by `lock`
         }
     }
 
-    private func flush() {
+    mutating func flush() {
         objects.removeAll()
         metadata.removeAll()
         identities.removeAll()

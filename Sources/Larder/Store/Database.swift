@@ -1,3 +1,5 @@
+import Synchronization
+
 /// A Larder store: one LMDB environment holding collections of keyed objects and their metadata.
 ///
 /// Open one with a path; reads and writes run in closure-scoped transactions that return what
@@ -217,11 +219,14 @@ public final class Database: Sendable {
         return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<R, any Error>) in
             writer.enqueue(WriteRequest(
                 database: self, core: core,
-                run: { box.value = try body($0) },
+                run: { transaction in
+                    let value = try body(transaction)
+                    box.value.withLock { $0 = value }
+                },
                 complete: { error in
                     if let error {
                         continuation.resume(throwing: error)
-                    } else if let value = box.value {
+                    } else if let value = box.value.withLock({ $0 }) {
                         continuation.resume(returning: value)
                     } else {
                         continuation.resume(throwing: LarderError(.lmdb, "a grouped write finished without a result", operation: "write"))
@@ -277,6 +282,6 @@ public final class Database: Sendable {
 }
 
 /// Carries a grouped write's result from the writer thread to its caller.
-private final class ResultBox<R>: @unchecked Sendable {  // written on the writer thread before `complete`, read in it
-    var value: R?
+private final class ResultBox<R: Sendable>: Sendable {
+    let value = Mutex<R?>(nil)
 }

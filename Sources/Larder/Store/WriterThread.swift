@@ -19,37 +19,39 @@ struct WriteRequest: Sendable {
 /// The one thread that runs a database's asynchronous writes, so that waiting for LMDB's write
 /// lock never blocks a thread of Swift's cooperative pool. Requests run in the order they
 /// arrive; those waiting when the thread is free are committed together (group commit).
-final class WriterThread: @unchecked Sendable {  // queue state guarded by `lock`
+final class WriterThread: Sendable {
     typealias Job = WriteRequest
     /// The most requests committed together.
     static let groupLimit = 64
 
-    private let lock = ConditionLock()
-    private var jobs: [Job] = []
-    private var started = false
-    private var stopping = false
+    private struct Queue {
+        var jobs: [Job] = []
+        var started = false
+        var stopping = false
+    }
+
+    /// A condition lock, as the thread waits for jobs (or for the stop) while the queue is empty.
+    private let queue = ConditionLock(Queue())
 
     /// Requests waiting for the thread (for tests).
-    var waitingCount: Int { lock.withLock { jobs.count } }
+    var waitingCount: Int { queue.withLock { $0.jobs.count } }
 
     /// Queues `job`, starting the thread on first use.
     func enqueue(_ job: Job) {
-        lock.lock()
-        jobs.append(job)
-        if !started {
-            started = true
-            start()
+        queue.withLock { queue in
+            queue.jobs.append(job)
+            if !queue.started {
+                queue.started = true
+                start()
+            }
         }
-        lock.broadcast()
-        lock.unlock()
+        queue.broadcast()
     }
 
     /// Lets the thread end once the queued jobs have run.
     func stop() {
-        lock.withLock {
-            stopping = true
-            lock.broadcast()
-        }
+        queue.withLock { $0.stopping = true }
+        queue.broadcast()
     }
 
     private func start() {
@@ -70,15 +72,13 @@ final class WriterThread: @unchecked Sendable {  // queue state guarded by `lock
 
     private func run() {
         while true {
-            lock.lock()
-            while jobs.isEmpty && !stopping { lock.wait() }
-            if jobs.isEmpty && stopping {
-                lock.unlock()
-                return
+            let batch: [Job]? = queue.withLock(when: { !$0.jobs.isEmpty || $0.stopping }) { queue in
+                if queue.jobs.isEmpty { return nil }  // stopping, and nothing left to run
+                let batch = Array(queue.jobs.prefix(Self.groupLimit))
+                queue.jobs.removeFirst(batch.count)
+                return batch
             }
-            let batch = Array(jobs.prefix(Self.groupLimit))
-            jobs.removeFirst(batch.count)
-            lock.unlock()
+            guard let batch else { return }
             batch[0].database.performGroupWrite(batch)
         }
     }

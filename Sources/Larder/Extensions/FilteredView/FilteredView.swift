@@ -29,8 +29,9 @@ public struct FilteredView<Object: Codable & Sendable, Metadata: Codable & Senda
 }
 
 /// A filtered view as the store runs it.
-final class FilteredViewRuntime<Object: Codable & Sendable, Metadata: Codable & Sendable>: ListRuntime<Object, Metadata>, ExtensionRuntime, @unchecked Sendable {
+final class FilteredViewRuntime<Object: Codable & Sendable, Metadata: Codable & Sendable>: ListKeeping {
     let definition: FilteredView<Object, Metadata>
+    let list: ListRuntime<Object, Metadata>
     let parent: ListRuntime<Object, Metadata>
     let parentRuntime: any ExtensionRuntime
 
@@ -38,12 +39,12 @@ final class FilteredViewRuntime<Object: Codable & Sendable, Metadata: Codable & 
         self.definition = definition
         self.parent = parent
         self.parentRuntime = parentRuntime
-        super.init(name: name, parts: parts)
+        self.list = ListRuntime(name: name, parts: parts)
     }
 
     /// The filtered view over `parent`, which must be a view of the same types.
     static func make(name: String, definition: FilteredView<Object, Metadata>, parent: any ExtensionRuntime, parts: ExtensionParts) throws -> FilteredViewRuntime {
-        guard let list = parent as? ListRuntime<Object, Metadata> else {
+        guard let list = (parent as? any ListKeeping<Object, Metadata>)?.list else {
             throw LarderError(.extensionConflict, "the parent \(parent.name) of filtered view \(name) is not a view of the same object and metadata types", operation: "register", extensionName: name)
         }
         return FilteredViewRuntime(name: name, definition: definition, parent: list, parentRuntime: parent, parts: parts)
@@ -64,7 +65,7 @@ final class FilteredViewRuntime<Object: Codable & Sendable, Metadata: Codable & 
         guard let parentKey,
               let object = try txn.extensionObject(Object.self, at: index, written: writtenObject) else { return nil }
         let metadata = Metadata.self == NoMetadata.self ? nil : try txn.extensionMetadata(Metadata.self, at: index, written: writtenMetadata)
-        let group = try Self.split(itemKey: parentKey).group
+        let group = try ListRuntime<Object, Metadata>.split(itemKey: parentKey).group
         return definition.filter(group, index, object, metadata) ? parentKey : nil
     }
 
@@ -75,10 +76,10 @@ final class FilteredViewRuntime<Object: Codable & Sendable, Metadata: Codable & 
     }
 
     func apply(_ change: ExtensionChange, in txn: ReadWriteTransaction) throws {
-        guard case .row(let row) = change else { return try applyRemoval(change, in: txn) }
+        guard case .row(let row) = change else { return try list.applyRemoval(change, in: txn) }
         let key = try filtered(row.index, parentKey: try parentKey(of: row.index, in: txn), in: txn,
                                writtenObject: row.writtenObject, writtenMetadata: row.metadataChanged ? row.writtenMetadata : nil)
-        try place(row.index, at: key, in: txn)
+        try list.place(row.index, at: key, in: txn)
     }
 
     func rebuild(in txn: ReadWriteTransaction, progress: (Int, Int) -> Void) throws {
@@ -88,9 +89,9 @@ final class FilteredViewRuntime<Object: Codable & Sendable, Metadata: Codable & 
         progress(0, total)
         while done < total {
             for key in try parentTree.keys(from: done, limit: 512, reversed: false) {
-                let index = try Self.split(itemKey: key).index
+                let index = try ListRuntime<Object, Metadata>.split(itemKey: key).index
                 if let kept = try filtered(index, parentKey: key, in: txn, writtenObject: nil, writtenMetadata: nil) {
-                    try place(index, at: kept, in: txn)
+                    try list.place(index, at: kept, in: txn)
                 }
                 done += 1
             }

@@ -62,12 +62,13 @@ public struct ViewHandle<Object: Codable & Sendable, Metadata: Codable & Sendabl
 }
 
 /// A view as the store runs it.
-final class ViewRuntime<Object: Codable & Sendable, Metadata: Codable & Sendable>: ListRuntime<Object, Metadata>, ExtensionRuntime, @unchecked Sendable {
+final class ViewRuntime<Object: Codable & Sendable, Metadata: Codable & Sendable>: ListKeeping {
     let definition: AutoView<Object, Metadata>
+    let list: ListRuntime<Object, Metadata>
 
     init(name: String, definition: AutoView<Object, Metadata>, parts: ExtensionParts) {
         self.definition = definition
-        super.init(name: name, parts: parts)
+        self.list = ListRuntime(name: name, parts: parts)
     }
 
     var kind: String { ExtensionKind.view }
@@ -85,13 +86,13 @@ final class ViewRuntime<Object: Codable & Sendable, Metadata: Codable & Sendable
         guard let object = try txn.extensionObject(Object.self, at: index, written: writtenObject) else { return nil }
         let metadata = readsMetadata ? try txn.extensionMetadata(Metadata.self, at: index, written: writtenMetadata) : nil
         guard let group = definition.grouping(index, object, metadata) else { return nil }
-        return Self.itemKey(group: group, sort: definition.sorting(index, object, metadata), index: index)
+        return ListRuntime<Object, Metadata>.itemKey(group: group, sort: definition.sorting(index, object, metadata), index: index)
     }
 
     func apply(_ change: ExtensionChange, in txn: ReadWriteTransaction) throws {
-        guard case .row(let row) = change else { return try applyRemoval(change, in: txn) }
+        guard case .row(let row) = change else { return try list.applyRemoval(change, in: txn) }
         let key = try itemKey(row.index, in: txn, writtenObject: row.writtenObject, writtenMetadata: row.metadataChanged ? row.writtenMetadata : nil)
-        try place(row.index, at: key, in: txn)
+        try list.place(row.index, at: key, in: txn)
     }
 
     func rebuild(in txn: ReadWriteTransaction, progress: (Int, Int) -> Void) throws {
@@ -100,7 +101,7 @@ final class ViewRuntime<Object: Codable & Sendable, Metadata: Codable & Sendable
         progress(0, total)
         try txn.forEachObjectIndex(in: collections) { index in
             if let key = try itemKey(index, in: txn, writtenObject: nil, writtenMetadata: nil) {
-                try place(index, at: key, in: txn)
+                try list.place(index, at: key, in: txn)
             }
             done += 1
             if done % 1024 == 0 { progress(done, total) }

@@ -37,7 +37,9 @@ struct LMDBTreeStorage: CountedTreeStorage {
 /// - `map`: each item's storage key (`collection ‖ 0x00 ‖ key`) → its item key, to find and move
 ///   it when its object changes;
 /// - `groups`: 0x01 ‖ group name (UTF-8) → number of items (`UInt64`, big-endian); absent when empty.
-class ListRuntime<Object: Codable & Sendable, Metadata: Codable & Sendable>: @unchecked Sendable {  // immutable after init
+///
+/// A view's runtime holds one (``ListKeeping``).
+struct ListRuntime<Object: Codable & Sendable, Metadata: Codable & Sendable>: Sendable {
     static var partNames: [String] { ["tree", "map", "groups"] }
 
     let name: String
