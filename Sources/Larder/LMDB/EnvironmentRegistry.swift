@@ -92,6 +92,14 @@ enum EnvironmentRegistry {
         }
     }
 
+    /// Runs `body` under the registry's lock with the environment this process has open on
+    /// `location`, or `nil`; no `Database` of the process opens or closes the store meanwhile.
+    static func withOpenEnvironment<R>(of location: StoreLocation, _ body: (Environment?) throws -> R) throws -> R {
+        try entries.withLock { entries in
+            try body(FileIdentity(path: location.dataFile).flatMap { entries[$0]?.environment })
+        }
+    }
+
     /// The number of environments open in this process (for tests).
     static var openCount: Int { entries.withLock { $0.count } }
 

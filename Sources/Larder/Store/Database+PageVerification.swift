@@ -14,10 +14,12 @@ extension Database {
     /// ``checkStructure()`` does first.
     ///
     /// It works on stores that LMDB refuses to open (a damaged meta page), and on stores whose
-    /// damage would make LMDB assert or read past the end of the file. It changes nothing and
-    /// takes no lock. Without a read transaction it cannot pin the pages it reads, so when it
-    /// finds damage and a commit happened meanwhile it reads again (up to ten times); on an open
-    /// store, ``checkStructure()`` verifies the pages of its read snapshot instead.
+    /// damage would make LMDB assert or read past the end of the file. It changes nothing. While
+    /// it reads, a read transaction holds the newest snapshot (through the `Database` this
+    /// process has open on the store, or a read-only LMDB handle of its own), so writers running
+    /// meanwhile, in any process, cannot reuse the pages it reads. Where LMDB cannot open the
+    /// store (a damaged meta page) nothing can be pinned, and when it finds damage and a commit
+    /// happened meanwhile it reads again (up to ten times).
     ///
     /// ```swift
     /// let report = try Database.verifyPages(path: "/backups/shop")
@@ -36,10 +38,18 @@ extension Database {
     ///     ``LarderError/Code/lmdb`` when the data file cannot be opened (``LarderError/lmdbCode``
     ///     holds `errno`, `ENOENT` when there is none).
     public static func verifyPages(path: String) throws -> StructureReport {
-        let dataFile = try StoreLocation.resolve(path, singleFile: false).dataFile
+        let location = try StoreLocation.resolve(path, singleFile: false)
+        let dataFile = location.dataFile
         var attempts = 0
         while true {
-            guard let report = PageVerifier.verify(dataFile: dataFile) else {
+            // A read transaction holds the snapshot while its pages are read, so that a writer
+            // running meanwhile (in any process) cannot reuse them and make a sound store look
+            // damaged.
+            let verified = try SnapshotPin.withPinnedSnapshot(location) { pinned in
+                (PageVerifier.verify(dataFile: dataFile, transactionID: pinned), errno, pinned != nil)
+            }
+            guard let report = verified.0 else {
+                errno = verified.1
                 throw LMDBResult.error(errno, operation: "verifyPages", path: dataFile)
             }
             attempts += 1
@@ -49,8 +59,9 @@ extension Database {
                     .notAStore, "the file is not a Larder store: \(report.problems.first?.detail ?? "it has no valid meta page")",
                     operation: "verifyPages", path: dataFile)
             }
-            // A commit during the read may have reused pages of the snapshot read: read again.
-            if report.isStable || report.problemCount == 0 || attempts == 10 { return StructureReport(pages: report) }
+            // Without a pin (LMDB could not open the file), a commit during the read may have
+            // reused pages of the snapshot read: read again.
+            if verified.2 || report.isStable || report.problemCount == 0 || attempts == 10 { return StructureReport(pages: report) }
         }
     }
 }
