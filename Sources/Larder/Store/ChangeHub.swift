@@ -39,6 +39,9 @@ final class ChangeHub: Sendable {
 
     var subscriberCount: Int { state.withLock { $0.subscribers.count } }
 
+    /// The last commit delivered to subscribers, or skipped while there were none (for tests).
+    var lastPublishedCommit: UInt64 { published.load(ordering: .acquiring) }
+
     /// A recent changeset of this process, if still kept.
     func recentChangeset(_ number: UInt64) -> Changeset? {
         state.withLock { $0.recent[number] }
