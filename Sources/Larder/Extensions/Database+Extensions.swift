@@ -14,7 +14,7 @@
 extension Database {
     /// The names of the extensions registered in this process, in registration order.
     public var registeredExtensions: [String] {
-        environment.extensions.all.map(\.name)
+        shared.extensions.all.map(\.name)
     }
 
     /// Registers the extension that `make` builds over its opened parts.
@@ -24,7 +24,7 @@ extension Database {
         make: (ExtensionParts) throws -> any ExtensionRuntime
     ) throws {
         try Self.validate(extensionName: name)
-        let registry = environment.extensions
+        let registry = shared.extensions
         if let existing = registry.runtime(named: name) {
             guard existing.kind == kind, existing.versionTag == versionTag else {
                 throw LarderError(
@@ -72,7 +72,7 @@ extension Database {
     ///   (unregister those first); ``LarderError/Code/invalidExtensionName``.
     public func unregisterExtension(named name: String) throws {
         try Self.validate(extensionName: name)
-        let registry = environment.extensions
+        let registry = shared.extensions
         let dependents = registry.all.filter { $0.dependencies.contains(name) }.map(\.name)
         guard dependents.isEmpty else {
             throw LarderError(.extensionConflict, "extensions \(dependents.joined(separator: ", ")) depend on \(name): unregister them first", operation: "unregisterExtension", extensionName: name)
@@ -107,7 +107,7 @@ extension Database {
         try write { txn in
             defer { txn.rollback() }
             var differences: [ExtensionDifference] = []
-            for runtime in environment.extensions.all {
+            for runtime in shared.extensions.all {
                 let scratchParts = try ExtensionParts.open(extension: runtime.name, parts: runtime.parts.names, in: txn.lmdb, scratch: true)
                 try scratchParts.empty(in: txn.lmdb)
                 let scratch = runtime.rebound(to: scratchParts)
@@ -187,7 +187,7 @@ extension ReadTransaction {
     /// The registered runtime of extension `name`, of type `R`.
     func extensionRuntime<R: ExtensionRuntime>(named name: String, as type: R.Type) throws -> R {
         checkActive()
-        guard let runtime = lmdb.environment.extensions.runtime(named: name) as? R else {
+        guard let runtime = database.shared.extensions.runtime(named: name) as? R else {
             throw LarderError(.extensionNotRegistered, "no extension named \(name) of this kind is registered in this process", operation: "extension", extensionName: name)
         }
         return runtime

@@ -24,8 +24,8 @@ final class Environment: @unchecked Sendable {  // the handle is used under LMDB
     static let formatVersion: UInt32 = 2
     /// The format of a store without checksummed values: what a new store records.
     static let plainFormatVersion: UInt32 = 1
-    /// The format of a store with checksummed values (``Database/Configuration/checksumsValues``),
-    /// recorded by the write that stores the first one.
+    /// The format of a store with checksummed values, recorded by the write that stores the
+    /// first one.
     static let checksummedFormatVersion: UInt32 = 2
     static let formatVersionKey = "format-version"
 
@@ -36,7 +36,7 @@ final class Environment: @unchecked Sendable {  // the handle is used under LMDB
     let location: StoreLocation
     var dataFile: String { location.dataFile }
     var isSingleFile: Bool { location.isSingleFile }
-    let configuration: Database.Configuration
+    let options: EnvironmentOptions
     let identity: FileIdentity
     let maxKeySize: Int
     /// Whether LMDB opened the store read-only (`MDB_RDONLY`): no write transaction can begin.
@@ -49,10 +49,6 @@ final class Environment: @unchecked Sendable {  // the handle is used under LMDB
     let gate = TransactionGate()
     /// The mapped range the data file backs, for the bounds checks of ``LMDBTransaction``.
     let mapBound: MapBound
-    /// Publishes this process's commits, and those it learns of from other processes.
-    let changeHub = ChangeHub()
-    /// The extensions registered on this store in this process.
-    let extensions = ExtensionRegistry()
     /// Reset read transactions, kept for renewal, by address: a reset transaction belongs to no
     /// thread (`MDB_NOTLS`), and an address is `Sendable`.
     private let pool = Mutex<[UInt]>([])
@@ -76,12 +72,12 @@ final class Environment: @unchecked Sendable {  // the handle is used under LMDB
     static let readerCheckInterval = 64
 
     private init(handle: OpaquePointer, path: String, location: StoreLocation, identity: FileIdentity,
-                 configuration: Database.Configuration, isReadOnly: Bool, isUnlocked: Bool) {
+                 options: EnvironmentOptions, isReadOnly: Bool, isUnlocked: Bool) {
         self.handle = handle
         self.path = path
         self.location = location
         self.identity = identity
-        self.configuration = configuration
+        self.options = options
         self.isReadOnly = isReadOnly
         self.isUnlocked = isUnlocked
         self.maxKeySize = Int(mdb_env_get_maxkeysize(handle))
@@ -91,8 +87,11 @@ final class Environment: @unchecked Sendable {  // the handle is used under LMDB
     // MARK: Opening and closing
 
     /// Opens the existing store at `location`; the registry calls this under its lock, after
-    /// ``StoreCreation`` has made the store if it had to.
-    static func open(path: String, location: StoreLocation, configuration: Database.Configuration) throws -> Environment {
+    /// ``StoreCreation`` has made the store if it had to. `atOpen` runs once, in the transaction
+    /// that opens the named databases, for the layer above to read what it needs at open; when
+    /// it throws, the open fails and leaves what was there as it was.
+    static func open(path: String, location: StoreLocation, options: EnvironmentOptions,
+                     atOpen: (LMDBTransaction) throws -> Void) throws -> Environment {
         let lockExisted = FileIdentity.exists(location.lockFile)
         // A failed open must leave what was there as it was: remove the lock file LMDB created.
         func removeCreatedLockFile() {
@@ -101,15 +100,15 @@ final class Environment: @unchecked Sendable {  // the handle is used under LMDB
         var unlocked = false
         var env: OpaquePointer
         do {
-            if !configuration.readOnly {
-                try reserveLockFile(location.lockFile, readers: configuration.maxReaders, fileMode: configuration.fileMode, path: path)
+            if !options.readOnly {
+                try reserveLockFile(location.lockFile, readers: options.maxReaders, fileMode: options.fileMode, path: path)
             }
             do {
-                env = try openHandle(location: location, configuration: configuration, unlocked: false, path: path)
-            } catch let error as LarderError where configuration.readOnly && (error.lmdbCode == EACCES || error.lmdbCode == EROFS) {
+                env = try openHandle(location: location, options: options, unlocked: false, path: path)
+            } catch let error as LarderError where options.readOnly && (error.lmdbCode == EACCES || error.lmdbCode == EROFS) {
                 // The lock file cannot be written here (0400 files, a read-only mount): read
                 // without it, as documented for read-only opens.
-                env = try openHandle(location: location, configuration: configuration, unlocked: true, path: path)
+                env = try openHandle(location: location, options: options, unlocked: true, path: path)
                 unlocked = true
             }
         } catch {
@@ -133,15 +132,15 @@ final class Environment: @unchecked Sendable {  // the handle is used under LMDB
             if lockDescriptor >= 0 { close(lockDescriptor) }
             throw LarderError(.io, "the data file vanished while it was opened", operation: "open", path: path)
         }
-        let environment = Environment(handle: env, path: path, location: location, identity: identity, configuration: configuration,
-                                      isReadOnly: configuration.readOnly, isUnlocked: unlocked)
+        let environment = Environment(handle: env, path: path, location: location, identity: identity, options: options,
+                                      isReadOnly: options.readOnly, isUnlocked: unlocked)
         environment.lockFileDescriptor = lockDescriptor
         do {
             if !unlocked {
                 environment.claim = try StoreClaim.take(dataFile: location.dataFile, lockFile: location.lockFile, path: path)
             }
             try environment.checkDataFileLength()
-            try environment.openDatabases()
+            try environment.openDatabases(atOpen)
         } catch {
             environment.closeHandle()
             removeCreatedLockFile()
@@ -152,15 +151,15 @@ final class Environment: @unchecked Sendable {  // the handle is used under LMDB
     }
 
     /// Creates and opens an LMDB handle on `location`.
-    private static func openHandle(location: StoreLocation, configuration: Database.Configuration, unlocked: Bool, path: String) throws -> OpaquePointer {
+    private static func openHandle(location: StoreLocation, options: EnvironmentOptions, unlocked: Bool, path: String) throws -> OpaquePointer {
         var env: OpaquePointer?
         try LMDBResult.check(mdb_env_create(&env), "mdb_env_create", path: path)
         guard let env else { throw LarderError(.lmdb, "mdb_env_create returned no handle", path: path) }
         var flags = UInt32(MDB_NOTLS)
         if location.isSingleFile { flags |= UInt32(MDB_NOSUBDIR) }
-        if configuration.readOnly { flags |= UInt32(MDB_RDONLY) }
+        if options.readOnly { flags |= UInt32(MDB_RDONLY) }
         if unlocked { flags |= UInt32(MDB_NOLOCK) }
-        switch configuration.durability {
+        switch options.syncMode {
         case .full: break
         // Never MDB_NOSYNC: it lets a meta page reach the disk before the pages it points to (see
         // Durability.md). `.deferred` is MDB_NOMETASYNC plus a timer that flushes the last meta page.
@@ -168,10 +167,10 @@ final class Environment: @unchecked Sendable {  // the handle is used under LMDB
         }
         LMDBAssertion.install(on: env)
         do {
-            try LMDBResult.check(mdb_env_set_maxreaders(env, UInt32(configuration.maxReaders)), "mdb_env_set_maxreaders", path: path)
+            try LMDBResult.check(mdb_env_set_maxreaders(env, UInt32(options.maxReaders)), "mdb_env_set_maxreaders", path: path)
             try LMDBResult.check(mdb_env_set_maxdbs(env, 256), "mdb_env_set_maxdbs", path: path)
-            try LMDBResult.check(mdb_env_set_mapsize(env, configuration.initialMapSize), "mdb_env_set_mapsize", path: path)
-            try LMDBResult.check(mdb_env_open(env, location.lmdbPath, flags, mode_t(configuration.fileMode)), "open", path: path)
+            try LMDBResult.check(mdb_env_set_mapsize(env, options.mapSize), "mdb_env_set_mapsize", path: path)
+            try LMDBResult.check(mdb_env_open(env, location.lmdbPath, flags, mode_t(options.fileMode)), "open", path: path)
         } catch {
             mdb_env_close(env)
             if error.lmdbCode == ENOTDIR || error.lmdbCode == EISDIR {
@@ -273,7 +272,7 @@ final class Environment: @unchecked Sendable {  // the handle is used under LMDB
     /// never waits for another process's writer, and works on a store it may not write. Only a
     /// store that lacks a database (an empty LMDB environment, made by another program) takes
     /// a write transaction, to add what is missing.
-    private func openDatabases() throws {
+    private func openDatabases(_ atOpen: (LMDBTransaction) throws -> Void) throws {
         var txn: OpaquePointer?
         var rc = mdb_txn_begin(handle, nil, UInt32(MDB_RDONLY), &txn)
         if rc == MDB_MAP_RESIZED {
@@ -284,7 +283,7 @@ final class Environment: @unchecked Sendable {  // the handle is used under LMDB
         guard let txn else { throw LarderError(.lmdb, "mdb_txn_begin returned no handle", path: path) }
         var complete = false
         do {
-            complete = try openExistingDatabases(LMDBTransaction(handle: txn, environment: self, attempt: nil))
+            complete = try openExistingDatabases(LMDBTransaction(handle: txn, environment: self, attempt: nil), atOpen)
         } catch {
             mdb_txn_abort(txn)
             throw error
@@ -296,12 +295,12 @@ final class Environment: @unchecked Sendable {  // the handle is used under LMDB
             throw LarderError(.notAStore, "the path holds an empty LMDB environment, not a Larder store, and a read-only open cannot make it one", operation: "open", path: path)
         }
         try write { txn in
-            try createMissingDatabases(txn)
+            try createMissingDatabases(txn, atOpen)
         }
     }
 
     /// Opens the databases of a complete store; returns `false` when some are missing.
-    private func openExistingDatabases(_ txn: LMDBTransaction) throws -> Bool {
+    private func openExistingDatabases(_ txn: LMDBTransaction, _ atOpen: (LMDBTransaction) throws -> Void) throws -> Bool {
         guard let larder = try txn.openExistingDatabase("larder") else {
             let main = try txn.openExistingDatabase(nil)
             if let main, try txn.count(main) > 0 {
@@ -320,7 +319,7 @@ final class Environment: @unchecked Sendable {  // the handle is used under LMDB
             default: databases.log = dbi
             }
         }
-        changeHub.start(at: try ChangeLog.lastCommit(txn))
+        try atOpen(txn)
         return true
     }
 
@@ -338,7 +337,7 @@ final class Environment: @unchecked Sendable {  // the handle is used under LMDB
     }
 
     /// Adds the databases a store lacks (an empty LMDB environment becomes a store).
-    private func createMissingDatabases(_ txn: LMDBTransaction) throws {
+    private func createMissingDatabases(_ txn: LMDBTransaction, _ atOpen: (LMDBTransaction) throws -> Void) throws {
         if let larder = try txn.openExistingDatabase("larder") {
             databases.larder = larder
             try checkFormatVersion(txn)
@@ -353,15 +352,15 @@ final class Environment: @unchecked Sendable {  // the handle is used under LMDB
         databases.metadata = try txn.openDatabase("metadata", create: true)
         databases.collections = try txn.openDatabase("collections", create: true)
         databases.log = try txn.openDatabase("log", create: true)
-        changeHub.start(at: try ChangeLog.lastCommit(txn))
+        try atOpen(txn)
     }
 
     private func startSyncTimer() {
-        guard case .deferred(let interval) = configuration.durability else { return }
+        guard case .deferred(let interval) = options.syncMode else { return }
         syncTimer = SyncTimer(interval: interval, environment: self)
     }
 
-    /// Throws the first failure of a background flush (``Durability/deferred(interval:)``) not
+    /// Throws the first failure of a background flush (``EnvironmentOptions/SyncMode/deferred(interval:)``) not
     /// yet reported: the commits it should have flushed may not be on the disk.
     func throwPendingSyncError() throws(LarderError) {
         if let failure = syncTimer?.takePendingError() { throw failure }
@@ -392,7 +391,6 @@ final class Environment: @unchecked Sendable {  // the handle is used under LMDB
 
     /// Closes the handle; the registry calls this when the last `Database` on the file goes away.
     func closeHandle() {
-        changeHub.stopPolling()
         if let syncTimer {
             syncTimer.cancel()
             mdb_env_sync(handle, 1)  // nothing is left to report a failure to

@@ -10,19 +10,25 @@ import Darwin
 /// LMDB forbids two environments on one file in one process (their locks would corrupt each
 /// other), so every `Database` on the same file shares one ``Environment``. Opening, sharing and
 /// closing all happen under one lock, so a file is never open twice, not even for the moment
-/// between one `Database` closing and another opening.
+/// between one `Database` closing and another opening. Beside each environment it keeps the
+/// layer above's ``EnvironmentCompanion``, made once when the environment opens.
 enum EnvironmentRegistry {
     private struct Entry {
         let environment: Environment
+        let companion: any EnvironmentCompanion
         var users: Int
     }
 
     private static let entries = Mutex<[FileIdentity: Entry]>([:])
 
-    /// Returns the open environment for `path`, opening it if no `Database` of this process has,
-    /// and creating the store first if there is none (unless the open is read-only).
-    static func acquire(path: String, configuration: Database.Configuration) throws -> Environment {
-        let explicitlySingle = configuration.singleFile
+    /// Returns the open environment for `path` and its companion, opening it if no `Database` of
+    /// this process has, and creating the store first if there is none (unless the open is
+    /// read-only). `makeCompanion` runs only when the environment opens, in its opening
+    /// transaction; every later user shares what it made.
+    static func acquire<Companion: EnvironmentCompanion>(
+        path: String, options: EnvironmentOptions, makeCompanion: (LMDBTransaction) throws -> Companion
+    ) throws -> (environment: Environment, companion: Companion) {
+        let explicitlySingle = options.singleFile
         let location = try StoreLocation.resolve(path, singleFile: explicitlySingle)
         let dataExists = FileIdentity.exists(location.dataFile)
         let dataSize = FileIdentity.size(location.dataFile)
@@ -33,23 +39,27 @@ enum EnvironmentRegistry {
                     ? LarderError(.notAStore, "the path is an empty file; set Configuration.singleFile to make it a store", operation: "open", path: path)
                     : LarderError(.corrupted, "the store's data file is empty (0 bytes): it holds nothing, not even the pages every store begins with; restore it from a backup, or remove it to start a new store", operation: "open", path: path)
             }
-            if configuration.readOnly {
+            if options.readOnly {
                 throw LarderError(.notFound, "there is no store at the path, and a read-only open creates none", operation: "open", path: path)
             }
-            createdDirectory = try StoreCreation.createIfMissing(location, replacingEmptyFile: explicitlySingle, configuration: configuration, path: path)
+            createdDirectory = try StoreCreation.createIfMissing(location, replacingEmptyFile: explicitlySingle, options: options, path: path)
         }
         return try entries.withLock { entries in
-            try acquire(path: path, location: location, configuration: configuration, createdDirectory: createdDirectory, in: &entries)
+            try acquire(path: path, location: location, options: options, createdDirectory: createdDirectory,
+                        makeCompanion: makeCompanion, in: &entries)
         }
     }
 
     /// Shares the environment open on `location`, or opens it; under the lock.
-    private static func acquire(
-        path: String, location: StoreLocation, configuration: Database.Configuration, createdDirectory: Bool,
-        in entries: inout [FileIdentity: Entry]
-    ) throws -> Environment {
+    private static func acquire<Companion: EnvironmentCompanion>(
+        path: String, location: StoreLocation, options: EnvironmentOptions, createdDirectory: Bool,
+        makeCompanion: (LMDBTransaction) throws -> Companion, in entries: inout [FileIdentity: Entry]
+    ) throws -> (environment: Environment, companion: Companion) {
         if let identity = FileIdentity(path: location.dataFile), var entry = entries[identity] {
-            if entry.environment.isReadOnly && !configuration.readOnly {
+            guard let companion = entry.companion as? Companion else {
+                preconditionFailure("Larder: an environment was shared with a companion of another type")
+            }
+            if entry.environment.isReadOnly && !options.readOnly {
                 throw LarderError(
                     .invalidConfiguration,
                     "this process has the store open read-only; close those databases before opening it for writing",
@@ -57,11 +67,14 @@ enum EnvironmentRegistry {
             }
             entry.users += 1
             entries[identity] = entry
-            return entry.environment
+            return (entry.environment, companion)
         }
         let environment: Environment
+        var made: Companion?
         do {
-            environment = try Environment.open(path: path, location: location, configuration: configuration)
+            environment = try Environment.open(path: path, location: location, options: options) { txn in
+                made = try makeCompanion(txn)
+            }
         } catch {
             if createdDirectory {
                 unlink(location.dataFile)
@@ -70,8 +83,11 @@ enum EnvironmentRegistry {
             }
             throw error
         }
-        entries[environment.identity] = Entry(environment: environment, users: 1)
-        return environment
+        guard let companion = made else {
+            preconditionFailure("Larder: an environment opened without running its opening hook")
+        }
+        entries[environment.identity] = Entry(environment: environment, companion: companion, users: 1)
+        return (environment, companion)
     }
 
     /// Gives back one use of `environment`; the last one closes it.
@@ -88,6 +104,7 @@ enum EnvironmentRegistry {
             entries[environment.identity] = entry
         } else {
             entries[environment.identity] = nil
+            entry.companion.environmentWillClose()
             environment.closeHandle()
         }
     }

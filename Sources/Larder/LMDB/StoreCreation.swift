@@ -22,11 +22,11 @@ enum StoreCreation {
 
     /// Creates the store at `location` unless a complete one is there by the time the creation
     /// lock is held. `replacingEmptyFile` lets an existing empty file at a single-file location
-    /// be replaced (``Database/Configuration/singleFile`` asked to make it a store).
+    /// be replaced (``EnvironmentOptions/singleFile`` asked to make it a store).
     ///
     /// - Returns: whether it created the store's directory (a failed open removes it again).
-    static func createIfMissing(_ location: StoreLocation, replacingEmptyFile: Bool, configuration: Database.Configuration, path: String) throws -> Bool {
-        let createdDirectory = location.isSingleFile ? false : try makeDirectory(location.lmdbPath, fileMode: configuration.fileMode, path: path)
+    static func createIfMissing(_ location: StoreLocation, replacingEmptyFile: Bool, options: EnvironmentOptions, path: String) throws -> Bool {
+        let createdDirectory = location.isSingleFile ? false : try makeDirectory(location.lmdbPath, fileMode: options.fileMode, path: path)
         do {
             try withCreationLock(on: location.directory, path: path) {
                 let size = FileIdentity.size(location.dataFile)
@@ -34,7 +34,7 @@ enum StoreCreation {
                 removeLeftovers(in: location.directory, of: location.dataFileName)
                 let temporary = location.directory + "/." + location.dataFileName + ".creating-\(getpid())"
                 defer { unlink(temporary) }
-                try build(at: temporary, configuration: configuration, path: path)
+                try build(at: temporary, options: options, path: path)
                 if rename(temporary, location.dataFile) != 0 {
                     throw LMDBResult.error(errno, operation: "create", path: path)
                 }
@@ -48,15 +48,15 @@ enum StoreCreation {
     }
 
     /// Builds a complete, empty store in the single file `file` and flushes it.
-    private static func build(at file: String, configuration: Database.Configuration, path: String) throws {
+    private static func build(at file: String, options: EnvironmentOptions, path: String) throws {
         var env: OpaquePointer?
         try LMDBResult.check(mdb_env_create(&env), "mdb_env_create", path: path)
         guard let env else { throw LarderError(.lmdb, "mdb_env_create returned no handle", path: path) }
         defer { mdb_env_close(env) }
         try LMDBResult.check(mdb_env_set_maxdbs(env, 16), "create", path: path)
-        try LMDBResult.check(mdb_env_set_mapsize(env, max(configuration.initialMapSize, 1 << 20)), "create", path: path)
+        try LMDBResult.check(mdb_env_set_mapsize(env, max(options.mapSize, 1 << 20)), "create", path: path)
         // No lock file: the creation lock keeps every other process away from the temporary file.
-        try LMDBResult.check(mdb_env_open(env, file, UInt32(MDB_NOSUBDIR | MDB_NOTLS | MDB_NOLOCK), mode_t(configuration.fileMode)), "create", path: path)
+        try LMDBResult.check(mdb_env_open(env, file, UInt32(MDB_NOSUBDIR | MDB_NOTLS | MDB_NOLOCK), mode_t(options.fileMode)), "create", path: path)
         var txn: OpaquePointer?
         try LMDBResult.check(mdb_txn_begin(env, nil, 0, &txn), "create", path: path)
         guard let txn else { throw LarderError(.lmdb, "mdb_txn_begin returned no handle", path: path) }

@@ -2,7 +2,7 @@ internal import CLMDB
 import Dispatch
 import Synchronization
 
-/// The background flush of ``Durability/deferred(interval:)``.
+/// The background flush of ``EnvironmentOptions/SyncMode/deferred(interval:)``.
 ///
 /// The environment runs with `MDB_NOMETASYNC`: each commit flushes its data pages (and with them
 /// the previous commit's meta page) before it returns, and leaves its own meta page unflushed.

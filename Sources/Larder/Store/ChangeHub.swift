@@ -26,12 +26,21 @@ final class ChangeHub: Sendable {
     private let state = Mutex(State())
     /// `lastPublished`, readable without the lock (every transaction checks it).
     private let published = Atomic<UInt64>(0)
+    /// How often the poller looks for other processes' commits.
+    private let pollInterval: Duration
+
+    init(pollInterval: Duration) {
+        self.pollInterval = pollInterval
+    }
 
     func start(at commit: UInt64) {
         state.withLock { setLastPublished(commit, in: &$0) }
     }
 
     var subscriberCount: Int { state.withLock { $0.subscribers.count } }
+
+    /// The last commit delivered to subscribers, or skipped while there were none (for tests).
+    var lastPublishedCommit: UInt64 { published.load(ordering: .acquiring) }
 
     /// A recent changeset of this process, if still kept.
     func recentChangeset(_ number: UInt64) -> Changeset? {
@@ -101,7 +110,7 @@ final class ChangeHub: Sendable {
     func subscribe(_ subscription: ChangeSubscription, environment: Environment) {
         state.withLock { state in
             state.subscribers[ObjectIdentifier(subscription)] = subscription
-            if state.poller == nil { state.poller = Self.startPolling(environment) }
+            if state.poller == nil { state.poller = startPolling(environment) }
         }
     }
 
@@ -115,14 +124,14 @@ final class ChangeHub: Sendable {
         }
     }
 
-    private static func startPolling(_ environment: Environment) -> DispatchSourceTimer {
-        let interval = environment.configuration.changePollInterval.components
+    private func startPolling(_ environment: Environment) -> DispatchSourceTimer {
+        let interval = pollInterval.components
         let nanoseconds = max(1_000_000, interval.seconds * 1_000_000_000 + interval.attoseconds / 1_000_000_000)
         let timer = DispatchSource.makeTimerSource(queue: DispatchQueue.global(qos: .utility))
         timer.schedule(deadline: .now() + .nanoseconds(Int(nanoseconds)), repeating: .nanoseconds(Int(nanoseconds)))
-        timer.setEventHandler { [weak environment] in
-            guard let environment else { return }
-            environment.whileOpen { environment.changeHub.poll(environment) }
+        timer.setEventHandler { [weak self, weak environment] in
+            guard let self, let environment else { return }
+            environment.whileOpen { self.poll(environment) }
         }
         timer.resume()
         return timer

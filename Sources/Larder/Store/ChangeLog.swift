@@ -48,11 +48,11 @@ enum ChangeLog {
     /// beyond `limit`. With ``Database/Configuration/keepsValueHistory`` on, the entry also holds
     /// the stored bytes of every listed object and metadata value, read here from `lmdb` just
     /// before the commit.
-    static func append(_ changeset: inout Changeset, in lmdb: LMDBTransaction, limit: Int) throws {
+    static func append(_ changeset: inout Changeset, in lmdb: LMDBTransaction, limit: Int, keepsValueHistory: Bool) throws {
         let number = changeset.commit
         changeset.time = Date()
         let bytes: [UInt8]
-        if lmdb.environment.configuration.keepsValueHistory {
+        if keepsValueHistory {
             let maxKeySize = lmdb.environment.maxKeySize
             bytes = try changeset.logBytes { collection, key, metadata in
                 try StorageKey.with(collection: collection, key: key, maxKeySize: maxKeySize, operation: "writeChangeLog") { storageKey in

@@ -132,7 +132,7 @@ public final class Connection: Sendable {
     /// the user interface has caught up.
     /// - Throws: ``LarderError`` when no read transaction can begin (``LarderError/Code/readersFull``).
     public func pinSnapshot() throws {
-        _ = try core.pin(database.environment, returningSkipped: false)
+        _ = try core.pin(database.environment, hub: database.shared.changeHub, returningSkipped: false)
     }
 
     /// Moves the pinned snapshot to the newest commit (pinning one if none is) and returns the
@@ -146,7 +146,7 @@ public final class Connection: Sendable {
     /// - Throws: ``LarderError`` when no read transaction can begin or the log is damaged.
     /// - Precondition: not called inside a read of this connection.
     public func advanceSnapshot() throws -> [Changeset] {
-        try core.pin(database.environment, returningSkipped: true)
+        try core.pin(database.environment, hub: database.shared.changeHub, returningSkipped: true)
     }
 
     /// Lets this connection's reads see the newest commit again.
@@ -204,7 +204,7 @@ final class ConnectionCore: Sendable {
 
     /// Pins the newest commit, replacing any pinned snapshot; returns the changesets between the
     /// old and the new one when asked.
-    func pin(_ environment: Environment, returningSkipped: Bool) throws -> [Changeset] {
+    func pin(_ environment: Environment, hub: ChangeHub, returningSkipped: Bool) throws -> [Changeset] {
         try pinLock.withLock { state in
             if state.pinned != nil && !returningSkipped { return [] }
             precondition(state.useDepth == 0, "Larder misuse: a pinned snapshot was moved inside a read of it. Move it after the read's closure returns.")
@@ -216,7 +216,7 @@ final class ConnectionCore: Sendable {
                 commit = try environment.usePinned(handle) { try ChangeLog.lastCommit(lmdb) }
                 if let old = state.pinned, returningSkipped {
                     skipped = try environment.usePinned(handle) {
-                        try environment.changeHub.changesets(after: old.commit, through: commit, in: lmdb)
+                        try hub.changesets(after: old.commit, through: commit, in: lmdb)
                     } ?? [.reset(after: old.commit, upTo: commit)]
                 }
             } catch {

@@ -29,6 +29,8 @@ public final class Database: Sendable {
     /// `Database`'s, see ``Configuration``).
     public let configuration: Configuration
     let environment: Environment
+    /// What this database shares with every other `Database` of the store in this process.
+    let shared: StoreShared
     let archivers = ArchiverRegistry()
     let writer = WriterThread()
     /// The caches of the database's own `read` and `write`.
@@ -58,7 +60,9 @@ public final class Database: Sendable {
         self.path = path
         self.configuration = configuration
         self.core = ConnectionCore(objectCacheLimit: configuration.objectCacheLimit, metadataCacheLimit: configuration.metadataCacheLimit, keepsIdentityMap: configuration.keepsIdentityMap)
-        self.environment = try EnvironmentRegistry.acquire(path: path, configuration: configuration)
+        (self.environment, self.shared) = try EnvironmentRegistry.acquire(path: path, options: configuration.environmentOptions) { txn in
+            try StoreShared(configuration: configuration, opening: txn)
+        }
     }
 
     deinit {
@@ -148,7 +152,7 @@ public final class Database: Sendable {
     /// Brings `core`'s cache to the snapshot of `lmdb` and publishes any commit of another process
     /// that the snapshot shows first.
     private func prepare(_ core: ConnectionCore, _ lmdb: LMDBTransaction, snapshotID: Int) throws -> ReadTransaction.Snapshot {
-        let hub = environment.changeHub
+        let hub = shared.changeHub
         let (commit, usable) = try core.cache.prepare(
             snapshotID: snapshotID, readCommit: { try ChangeLog.lastCommit(lmdb) },
             changesets: { try hub.changesets(after: $0, through: $1, in: lmdb) })
@@ -206,7 +210,7 @@ public final class Database: Sendable {
     }
 
     private func publish(_ committed: Committed, cores: [ConnectionCore]) {
-        environment.changeHub.publish(committed.changeset)
+        shared.changeHub.publish(committed.changeset)
         var seen = Set<ObjectIdentifier>()
         for core in cores where seen.insert(ObjectIdentifier(core)).inserted {
             let written = committed.state.written(by: core)

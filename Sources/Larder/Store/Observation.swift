@@ -7,7 +7,7 @@ final class SubscriptionLease: Sendable {
     ///   information (a ``ChangeStream``) or only which indexes changed (``ObjectObservation``).
     init(database: Database, collection: String?, keepsDetails: Bool = true) {
         self.database = database
-        let hub = database.environment.changeHub
+        let hub = database.shared.changeHub
         subscription = ChangeSubscription(collection: collection, keepsDetails: keepsDetails, hub: hub)
         hub.subscribe(subscription, environment: database.environment)
     }
@@ -132,7 +132,8 @@ extension Database {
     /// them before this returns. (Reads and writes of this process find them anyway when they see
     /// a newer commit.)
     public func checkForExternalChanges() {
-        environment.whileOpen { environment.changeHub.poll(environment) }
+        let hub = shared.changeHub
+        environment.whileOpen { hub.poll(environment) }
     }
 
     /// The object `id` of type `T`, now and after every commit that changes it, read through a
@@ -148,7 +149,7 @@ extension Database {
     }
 
     /// How many change observers are live (for tests and diagnostics).
-    var observerCount: Int { environment.changeHub.subscriberCount }
+    var observerCount: Int { shared.changeHub.subscriberCount }
 }
 
 extension Connection {

@@ -60,7 +60,7 @@ public final class ReadWriteTransaction: ReadTransaction {
     init(_ lmdb: LMDBTransaction, database: Database, core: ConnectionCore, snapshot: Snapshot, state: State) {
         self.state = state
         self.writeThroughLimit = core.cache.objectLimit
-        self.extensions = lmdb.environment.extensions.all
+        self.extensions = database.shared.extensions.all
         super.init(lmdb, database: database, core: core, snapshot: snapshot)
     }
 
@@ -162,7 +162,7 @@ public final class ReadWriteTransaction: ReadTransaction {
     /// Marks stale the extensions recorded in the store that this process has not registered
     /// and whose collections this commit changes: their next registration rebuilds them.
     private func markUnregisteredExtensionsStale() throws {
-        let registry = lmdb.environment.extensions
+        let registry = database.shared.extensions
         for name in try ExtensionRecord.names(in: lmdb) where registry.runtime(named: name) == nil {
             guard var record = try ExtensionRecord.read(name, in: lmdb), !record.stale else { continue }
             let changes = state.changes
@@ -233,7 +233,7 @@ public final class ReadWriteTransaction: ReadTransaction {
         guard format.rawValue != ValueFraming.checksummedTag else {
             throw LarderError(.encodingFailed, "format byte 0x3F is reserved for the checksum framing; an archiver cannot use it", operation: operation, index: index())
         }
-        let checksummed = lmdb.environment.configuration.checksumsValues
+        let checksummed = database.shared.configuration.checksumsValues
         ValueFraming.begin(&buffer, format: format, checksummed: checksummed)
         do {
             try archiver.archive(value, into: &buffer)
@@ -605,7 +605,7 @@ public final class ReadWriteTransaction: ReadTransaction {
             guard before != after else { continue }
             entries.append(StoredUndoStep.Entry(index, before: before, after: after))
         }
-        try UndoStack.record(entries, name: undo.name, group: undo.group, limit: UndoStack.limit(of: lmdb.environment.configuration), in: lmdb)
+        try UndoStack.record(entries, name: undo.name, group: undo.group, limit: UndoStack.limit(of: database.shared.configuration), in: lmdb)
     }
 
     /// Puts back the stored bytes of one index (an undo or a redo): `object` and `metadata` are
@@ -694,7 +694,8 @@ public final class ReadWriteTransaction: ReadTransaction {
         try markUnregisteredExtensionsStale()
         let number = snapshot.commit + 1
         state.changes.commits = number...number
-        try ChangeLog.append(&state.changes, in: lmdb, limit: lmdb.environment.configuration.changeLogLimit)
+        try ChangeLog.append(&state.changes, in: lmdb, limit: database.shared.configuration.changeLogLimit,
+                             keepsValueHistory: database.shared.configuration.keepsValueHistory)
         return state.changes
     }
 }

@@ -112,10 +112,10 @@ extension Database {
     ) throws -> ViewHandle<Object, Metadata> {
         try registerExtension(
             named: name, kind: ExtensionKind.filteredView, versionTag: filteredView.versionTag,
-            collections: environment.extensions.runtime(named: filteredView.parent)?.collections,
+            collections: shared.extensions.runtime(named: filteredView.parent)?.collections,
             dependencies: [filteredView.parent], parts: ListRuntime<Object, Metadata>.partNames, progress: progress
         ) { parts in
-            guard let parent = environment.extensions.runtime(named: filteredView.parent) else {
+            guard let parent = shared.extensions.runtime(named: filteredView.parent) else {
                 throw LarderError(.extensionNotRegistered, "the parent view \(filteredView.parent) is not registered", operation: "register", extensionName: name)
             }
             return try FilteredViewRuntime.make(name: name, definition: filteredView, parent: parent, parts: parts)

@@ -5,7 +5,7 @@ extension ReadTransaction {
     public subscript<Object, Metadata>(handle: ViewHandle<Object, Metadata>) -> ViewReader<Object, Metadata> {
         get throws {
             checkActive()
-            guard let runtime = (lmdb.environment.extensions.runtime(named: handle.name) as? any ListKeeping<Object, Metadata>)?.list else {
+            guard let runtime = (database.shared.extensions.runtime(named: handle.name) as? any ListKeeping<Object, Metadata>)?.list else {
                 throw LarderError(.extensionNotRegistered, "no view named \(handle.name) of these types is registered in this process", operation: "view", extensionName: handle.name)
             }
             return ViewReader(transaction: self, runtime: runtime)

@@ -1,0 +1,28 @@
+/// How an ``Environment`` opens and runs its LMDB handle: what the LMDB layer needs to know of a
+/// store's configuration, and nothing more. The Store layer builds it from the user's settings.
+struct EnvironmentOptions: Sendable {
+    /// When a commit reaches the disk.
+    enum SyncMode: Sendable, Equatable {
+        /// Each commit flushes its data pages and its meta page before it returns.
+        case full
+        /// Each commit flushes its data pages; its meta page waits for the next commit's flush
+        /// (`MDB_NOMETASYNC`).
+        case noMetaSync
+        /// ``noMetaSync`` plus a background flush of the last meta page every `interval`, when a
+        /// commit happened since the last one (see ``SyncTimer``).
+        case deferred(interval: Duration)
+    }
+
+    /// The map size to open with, in bytes (the map grows on demand).
+    var mapSize: Int
+    /// The reader slots of a new lock file.
+    var maxReaders: Int
+    /// The permission bits of files (and directories) the environment creates.
+    var fileMode: UInt32
+    /// Whether the store is one data file (beside its lock file) rather than a directory.
+    var singleFile: Bool
+    /// Whether the environment opens read-only (`MDB_RDONLY`): no write transaction can begin.
+    var readOnly: Bool
+    /// When commits reach the disk.
+    var syncMode: SyncMode
+}
