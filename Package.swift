@@ -6,7 +6,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "Larder", targets: ["Larder"]),
-        .executable(name: "larder", targets: ["larder"]),
+        .executable(name: "larder", targets: ["LarderTool"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -27,8 +27,10 @@ let package = Package(
             name: "Larder",
             dependencies: ["CLMDB"]
         ),
+        // The `larder` command-line tool. Its target is not named `larder`: that would differ from
+        // the library's only in case, and the two collide on case-insensitive disks.
         .executableTarget(
-            name: "larder",
+            name: "LarderTool",
             dependencies: [
                 "Larder",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
