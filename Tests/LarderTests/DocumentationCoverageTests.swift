@@ -77,6 +77,62 @@ struct DocumentationCoverageTests {
         ])
     }
 
+    /// Every public method of the view, secondary-index and relationship readers (and of the
+    /// queries and view changes they are read with) states its cost with `- Complexity:`
+    /// (issue 15, part 3): their costs differ (a count may be O(1) or visit every entry), and a
+    /// caller cannot tell from the signature.
+    @Test func everyReaderMethodStatesItsComplexity() throws {
+        let readerTypes: Set<String> = ["ViewReader", "SecondaryIndexReader", "IndexQuery", "RelationshipsReader", "ViewHandle"]
+        let files = try swiftFiles(under: Self.root.appendingPathComponent("Sources/Larder/Extensions"))
+        var methods = 0
+        var findings: [String] = []
+        for file in files {
+            let relative = String(file.path.dropFirst(Self.root.path.count + 1))
+            let scanner = DeclarationScanner(text: try String(contentsOf: file, encoding: .utf8))
+            for method in scanner.publicFunctions(inTypes: readerTypes) {
+                methods += 1
+                if !method.documentation.contains(where: { $0.contains("- Complexity:") }) {
+                    findings.append("\(relative):\(method.line): no `- Complexity:`: \(method.declaration)")
+                }
+            }
+        }
+        // The readers have more than 25 public methods; fewer found means the scan went wrong.
+        #expect(methods > 25, "found only \(methods) public methods of \(readerTypes.sorted())")
+        #expect(findings.isEmpty, "\(findings.count) reader methods need `- Complexity:`:\n\(findings.joined(separator: "\n"))")
+    }
+
+    /// The reader-method finder, on a sample with methods inside and outside the named types.
+    @Test func theScannerFindsTheMethodsOfNamedTypes() {
+        let sample = #"""
+        /// Documented.
+        public struct Reader {
+            /// Costs.
+            /// - Complexity: O(1).
+            public func cheap() -> Int { 1 }
+            /// No cost stated.
+            public func quiet() -> Int { if true { return 1 }; return 0 }
+            func internalHelper() {}
+            /// Nested, not a method of Reader.
+            public struct Inner {
+                /// Documented.
+                public func inner() {}
+            }
+        }
+        extension Reader {
+            /// Added in an extension.
+            public static func make() -> Reader { Reader() }
+        }
+        /// Documented.
+        public struct Other {
+            /// Documented.
+            public func elsewhere() {}
+        }
+        """#
+        let methods = DeclarationScanner(text: sample).publicFunctions(inTypes: ["Reader"])
+        #expect(methods.map(\.line) == [5, 7, 17])
+        #expect(methods.map { $0.documentation.contains { $0.contains("- Complexity:") } } == [true, false, false])
+    }
+
     private func swiftFiles(under directory: URL) throws -> [URL] {
         let enumerator = FileManager.default.enumerator(at: directory, includingPropertiesForKeys: nil)
         var files: [URL] = []
@@ -155,6 +211,47 @@ struct DeclarationScanner {
             }
         }
         return findings
+    }
+
+    /// The public functions declared directly in the body of a type named in `types` (or of an
+    /// extension of one), with their line (1-based) and doc comment lines.
+    func publicFunctions(inTypes types: Set<String>) -> [(line: Int, declaration: String, documentation: [String])] {
+        var found: [(line: Int, declaration: String, documentation: [String])] = []
+        var owners: [Int: String] = [:]
+        var depth = 0
+        var pendingOwner: String?
+        for (number, line) in code.enumerated() {
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            if let declaration = Self.declaration(in: line) {
+                let isPublic = declaration.modifiers.contains("public") || declaration.modifiers.contains("open")
+                if declaration.keyword == "func", isPublic, let owner = owners[depth], types.contains(owner) {
+                    found.append((number + 1, lines[number].trimmingCharacters(in: .whitespaces), documentation(above: number)))
+                }
+                if ["struct", "class", "enum", "actor", "protocol"].contains(declaration.keyword) {
+                    pendingOwner = Self.name(after: declaration.keyword, in: trimmed)
+                }
+            } else if let name = Self.name(after: "extension", in: trimmed), trimmed.hasPrefix("extension ") || trimmed.hasPrefix("public extension ") {
+                pendingOwner = name
+            }
+            for character in line {
+                if character == "{" {
+                    depth += 1
+                    owners[depth] = pendingOwner
+                    pendingOwner = nil
+                } else if character == "}" {
+                    owners[depth] = nil
+                    depth -= 1
+                }
+            }
+        }
+        return found
+    }
+
+    /// The identifier that follows the word `keyword` in `line`.
+    private static func name(after keyword: String, in line: String) -> String? {
+        guard let range = line.range(of: keyword + " ") else { return nil }
+        let name = line[range.upperBound...].prefix { $0.isLetter || $0.isNumber || $0 == "_" }
+        return name.isEmpty ? nil : String(name)
     }
 
     /// The `///` lines right above line `number`, skipping attribute lines.

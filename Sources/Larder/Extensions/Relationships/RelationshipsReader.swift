@@ -10,7 +10,9 @@ extension ReadTransaction {
 
 /// Queries of a relationships extension inside one transaction (see ``Relationships``).
 ///
-/// Each query is a range scan over the edges of one index: O(log n + k) for k edges.
+/// Each query is a range scan over the edges stored by source (or by destination): O(log E) to
+/// find the first of E edges, then O(1) per edge visited. Each method states its cost under
+/// `- Complexity:`.
 public struct RelationshipsReader {
     let transaction: ReadTransaction
     let runtime: RelationshipsRuntime
@@ -19,6 +21,7 @@ public struct RelationshipsReader {
     /// destination.
     /// - Throws: ``LarderError`` with ``LarderError/Code/corruptValue`` when a stored edge is
     ///   damaged, or with an LMDB failure.
+    /// - Complexity: O(log E + k) for E edges in the extension and the k edges returned.
     public func edges(from source: YapDB.Index, named name: String? = nil) throws -> [RelationshipEdge] {
         transaction.checkActive()
         return try runtime.edges(withPrefix: RelationshipsRuntime.prefix(source, named: name), reversed: false, in: transaction.lmdb).map(\.edge)
@@ -28,6 +31,7 @@ public struct RelationshipsReader {
     /// then source.
     /// - Throws: ``LarderError`` with ``LarderError/Code/corruptValue`` when a stored edge is
     ///   damaged, or with an LMDB failure.
+    /// - Complexity: O(log E + k) for E edges in the extension and the k edges returned.
     public func edges(to destination: YapDB.Index, named name: String? = nil) throws -> [RelationshipEdge] {
         transaction.checkActive()
         return try runtime.edges(withPrefix: RelationshipsRuntime.prefix(destination, named: name), reversed: true, in: transaction.lmdb).map(\.edge)
@@ -35,6 +39,8 @@ public struct RelationshipsReader {
 
     /// How many edges start at `source` (named `name` when given).
     /// - Throws: as ``edges(from:named:)-(YapDB.Index,_)``.
+    /// - Complexity: O(log E + k) for E edges in the extension and the k edges counted: it
+    ///   visits each one (no counts are stored).
     public func edgeCount(from source: YapDB.Index, named name: String? = nil) throws -> Int {
         transaction.checkActive()
         return try runtime.edgeCount(withPrefix: RelationshipsRuntime.prefix(source, named: name), reversed: false, in: transaction.lmdb)
@@ -42,6 +48,8 @@ public struct RelationshipsReader {
 
     /// How many edges point at `destination` (named `name` when given).
     /// - Throws: as ``edges(to:named:)-(YapDB.Index,_)``.
+    /// - Complexity: O(log E + k) for E edges in the extension and the k edges counted: it
+    ///   visits each one (no counts are stored).
     public func edgeCount(to destination: YapDB.Index, named name: String? = nil) throws -> Int {
         transaction.checkActive()
         return try runtime.edgeCount(withPrefix: RelationshipsRuntime.prefix(destination, named: name), reversed: true, in: transaction.lmdb)
@@ -49,12 +57,14 @@ public struct RelationshipsReader {
 
     /// The edges starting at `value`.
     /// - Throws: as ``edges(from:named:)-(YapDB.Index,_)``.
+    /// - Complexity: as ``edges(from:named:)-(YapDB.Index,_)``.
     public func edges<T: Persistable>(from value: T, named name: String? = nil) throws -> [RelationshipEdge] {
         try edges(from: value.index, named: name)
     }
 
     /// The edges pointing at `value`.
     /// - Throws: as ``edges(to:named:)-(YapDB.Index,_)``.
+    /// - Complexity: as ``edges(to:named:)-(YapDB.Index,_)``.
     public func edges<T: Persistable>(to value: T, named name: String? = nil) throws -> [RelationshipEdge] {
         try edges(to: value.index, named: name)
     }

@@ -60,6 +60,7 @@ public struct IndexQuery: Sendable, Hashable {
     public static let all = IndexQuery(lower: [], upper: nil)
 
     /// Entries whose leading columns equal `columns` (all columns, or the first few).
+    /// - Complexity: O(m) for the m bytes of `columns`; building a query reads nothing.
     public static func equal(_ columns: TupleKey) -> IndexQuery {
         let prefix = columns.bytes
         return IndexQuery(lower: prefix, upper: KeyRange.successor(of: prefix))
@@ -75,6 +76,8 @@ public struct IndexQuery: Sendable, Hashable {
     ///
     /// Bounds compare by kind first (see ``TupleKey``): against a `Double` column, give `Double`
     /// bounds (`10.0`, not `10`, which is an integer and sorts before every double).
+    /// - Complexity: O(m) for the m bytes of the columns and bounds; building a query reads
+    ///   nothing.
     public static func range(
         where leading: TupleKey = TupleKey([]), from: (any TupleKeyComponent)? = nil, fromInclusive: Bool = true,
         to: (any TupleKeyComponent)? = nil, toInclusive: Bool = false
@@ -88,6 +91,8 @@ public struct IndexQuery: Sendable, Hashable {
 
     /// Entries whose leading columns equal `leading` and whose next column is a string that
     /// starts with `stringPrefix` (UTF-8 bytes).
+    /// - Complexity: O(m) for the m bytes of the columns and prefix; building a query reads
+    ///   nothing.
     public static func prefix(where leading: TupleKey = TupleKey([]), stringPrefix: String) -> IndexQuery {
         var bytes = leading.bytes
         let encoded = TupleKey([.string(stringPrefix)]).bytes
@@ -121,8 +126,8 @@ extension ReadTransaction {
 
 /// Queries of a secondary index inside one transaction (see ``SecondaryIndex``).
 ///
-/// Each query is a range scan: O(log n + k) for k entries visited; `count` visits the entries it
-/// counts.
+/// Each query is a range scan of the index's LMDB database: O(log n) to find the first entry,
+/// then O(1) per entry visited. Each method states its cost under `- Complexity:`.
 public struct SecondaryIndexReader<Object: Codable & Sendable, Metadata: Codable & Sendable> {
     let transaction: ReadTransaction
     let runtime: SecondaryIndexRuntime<Object, Metadata>
@@ -130,6 +135,7 @@ public struct SecondaryIndexReader<Object: Codable & Sendable, Metadata: Codable
     /// Calls `body` with each matching entry's index and columns, in order, until it sets `stop`.
     /// - Throws: what `body` throws; ``LarderError`` with ``LarderError/Code/corruptValue`` when a
     ///   stored entry is damaged, or with an LMDB failure.
+    /// - Complexity: O(log n + k) for n entries in the index and k entries visited (until `stop`).
     public func enumerate(
         matching query: IndexQuery = .all, order: IndexOrder = .ascending,
         _ body: (_ index: YapDB.Index, _ columns: TupleKey, _ stop: inout Bool) throws -> Void
@@ -145,6 +151,7 @@ public struct SecondaryIndexReader<Object: Codable & Sendable, Metadata: Codable
 
     /// The indexes of the matching entries, in order, at most `limit`.
     /// - Throws: ``LarderError`` as ``enumerate(matching:order:_:)``.
+    /// - Complexity: O(log n + k) for n entries in the index and k indexes returned.
     public func indexes(matching query: IndexQuery = .all, order: IndexOrder = .ascending, limit: Int? = nil) throws -> [YapDB.Index] {
         var found: [YapDB.Index] = []
         guard limit.map({ $0 > 0 }) ?? true else { return found }
@@ -158,6 +165,8 @@ public struct SecondaryIndexReader<Object: Codable & Sendable, Metadata: Codable
     /// The matching objects, decoded, in order, at most `limit`.
     /// - Throws: ``LarderError`` as ``enumerate(matching:order:_:)``, or with
     ///   ``LarderError/Code/decodingFailed`` when a stored object does not decode as `Object`.
+    /// - Complexity: O(log n + k) for n entries in the index and k objects returned, plus one
+    ///   read of each object (none on a cache hit).
     public func objects(matching query: IndexQuery = .all, order: IndexOrder = .ascending, limit: Int? = nil) throws -> [(index: YapDB.Index, object: Object)] {
         try indexes(matching: query, order: order, limit: limit).compactMap { index in
             try transaction.extensionObject(Object.self, at: index, written: nil).map { (index, $0) }
@@ -166,6 +175,8 @@ public struct SecondaryIndexReader<Object: Codable & Sendable, Metadata: Codable
 
     /// How many entries match.
     /// - Throws: ``LarderError`` with an LMDB failure.
+    /// - Complexity: O(log n + k) for n entries in the index and the k entries that match: it
+    ///   visits each one (the index keeps no counts).
     public func count(matching query: IndexQuery = .all) throws -> Int {
         var count = 0
         try transaction.lmdb.forEachEntry(in: runtime.parts["entries"], from: query.lower, to: query.upper) { _, _ in

@@ -91,6 +91,8 @@ extension ViewHandle {
     /// slow observer's merged changeset whose itemized view changes grew past the observer's
     /// buffer limit (see "Observation" in the Changes guide): reload the view then.
     /// - Throws: ``LarderError/Code/corruptValue`` when a recorded change does not decode.
+    /// - Complexity: O(c) for the c bytes of this view's recorded changes in `changeset`; the
+    ///   store is not read.
     public func changes(in changeset: Changeset) throws -> [ViewChanges] {
         if changeset.isReset { return [ViewChanges(isReset: true)] }
         return try changeset.extensionChanges(named: name).map { payload in
@@ -105,6 +107,7 @@ extension ViewHandle {
 
     /// The changes of this view in each of `changesets`, in order.
     /// - Throws: as ``changes(in:)-(Changeset)``.
+    /// - Complexity: as ``changes(in:)-(Changeset)``, summed over `changesets`.
     public func changes(in changesets: some Sequence<Changeset>) throws -> [ViewChanges] {
         try changesets.flatMap { try changes(in: $0) }
     }

@@ -15,10 +15,11 @@ extension ReadTransaction {
 
 /// Reads of a view (or filtered view) inside one transaction.
 ///
-/// Positions count from 0 within a group. Complexity: counts are O(1); an item at a position,
-/// the position of an item, first and last are O(log n); k items from a position are
-/// O(log n + k); groups are O(number of groups). Objects and metadata come through the
-/// connection's cache.
+/// Positions count from 0 within a group. The view is a counted B+tree (each branch knows how
+/// many items lie below it), so a position is found in O(log n) without visiting the items
+/// before it. Each method states its cost under `- Complexity:`, counted in reads of stored
+/// records (a tree node, a group's size, a value), each one LMDB lookup. Objects and metadata
+/// come through the connection's cache.
 public struct ViewReader<Object: Codable & Sendable, Metadata: Codable & Sendable> {
     let transaction: ReadTransaction
     let runtime: ListRuntime<Object, Metadata>
@@ -31,6 +32,7 @@ public struct ViewReader<Object: Codable & Sendable, Metadata: Codable & Sendabl
     /// - Throws: ``LarderError`` with ``LarderError/Code/corrupted`` or
     ///   ``LarderError/Code/corruptValue`` when the view's stored state is damaged, or with an LMDB
     ///   failure.
+    /// - Complexity: O(g) for the g groups of the view.
     public func groups() throws -> [String] {
         transaction.checkActive()
         var names: [String] = []
@@ -45,6 +47,7 @@ public struct ViewReader<Object: Codable & Sendable, Metadata: Codable & Sendabl
     /// - Throws: ``LarderError`` with ``LarderError/Code/corrupted`` or
     ///   ``LarderError/Code/corruptValue`` when the view's stored state is damaged, or with an LMDB
     ///   failure.
+    /// - Complexity: O(1): one read of the group's stored size; the items are not visited.
     public func numberOfItems(inGroup group: String) throws -> Int {
         transaction.checkActive()
         return try ListRuntime<Object, Metadata>.count(ofGroupKey: ListRuntime<Object, Metadata>.groupKey(group), in: transaction.lmdb, database: runtime.parts["groups"])
@@ -54,6 +57,7 @@ public struct ViewReader<Object: Codable & Sendable, Metadata: Codable & Sendabl
     /// - Throws: ``LarderError`` with ``LarderError/Code/corrupted`` or
     ///   ``LarderError/Code/corruptValue`` when the view's stored state is damaged, or with an LMDB
     ///   failure.
+    /// - Complexity: O(1): one read of the tree's header, which keeps the total count.
     public func numberOfItems() throws -> Int {
         transaction.checkActive()
         return try tree.count()
@@ -70,6 +74,7 @@ public struct ViewReader<Object: Codable & Sendable, Metadata: Codable & Sendabl
     /// - Throws: ``LarderError`` with ``LarderError/Code/corrupted`` or
     ///   ``LarderError/Code/corruptValue`` when the view's stored state is damaged, or with an LMDB
     ///   failure.
+    /// - Complexity: O(log n) for n items in the view.
     public func index(at position: Int, inGroup group: String) throws -> YapDB.Index? {
         try indexes(inGroup: group, positions: position..<(position + 1)).first
     }
@@ -78,6 +83,7 @@ public struct ViewReader<Object: Codable & Sendable, Metadata: Codable & Sendabl
     /// - Throws: ``LarderError`` with ``LarderError/Code/corrupted`` or
     ///   ``LarderError/Code/corruptValue`` when the view's stored state is damaged, or with an LMDB
     ///   failure.
+    /// - Complexity: O(log n + k) for n items in the view and k items returned.
     public func indexes(inGroup group: String, positions: Range<Int>) throws -> [YapDB.Index] {
         transaction.checkActive()
         let (start, count) = try span(of: group)
@@ -92,6 +98,7 @@ public struct ViewReader<Object: Codable & Sendable, Metadata: Codable & Sendabl
     /// - Throws: ``LarderError`` with ``LarderError/Code/corrupted`` or
     ///   ``LarderError/Code/corruptValue`` when the view's stored state is damaged, or with an LMDB
     ///   failure.
+    /// - Complexity: O(log n + k) for n items in the view and the k items of `group`.
     public func indexes(inGroup group: String) throws -> [YapDB.Index] {
         try indexes(inGroup: group, positions: 0..<Int.max)
     }
@@ -100,6 +107,7 @@ public struct ViewReader<Object: Codable & Sendable, Metadata: Codable & Sendabl
     /// - Throws: ``LarderError`` with ``LarderError/Code/corrupted`` or
     ///   ``LarderError/Code/corruptValue`` when the view's stored state is damaged, or with an LMDB
     ///   failure.
+    /// - Complexity: O(log n) for n items in the view.
     public func first(inGroup group: String) throws -> YapDB.Index? {
         try index(at: 0, inGroup: group)
     }
@@ -108,6 +116,7 @@ public struct ViewReader<Object: Codable & Sendable, Metadata: Codable & Sendabl
     /// - Throws: ``LarderError`` with ``LarderError/Code/corrupted`` or
     ///   ``LarderError/Code/corruptValue`` when the view's stored state is damaged, or with an LMDB
     ///   failure.
+    /// - Complexity: O(log n) for n items in the view.
     public func last(inGroup group: String) throws -> YapDB.Index? {
         let count = try numberOfItems(inGroup: group)
         return count > 0 ? try index(at: count - 1, inGroup: group) : nil
@@ -117,6 +126,7 @@ public struct ViewReader<Object: Codable & Sendable, Metadata: Codable & Sendabl
     /// - Throws: ``LarderError`` with ``LarderError/Code/corrupted`` or
     ///   ``LarderError/Code/corruptValue`` when the view's stored state is damaged, or with an LMDB
     ///   failure.
+    /// - Complexity: O(log n) for n items in the view (a lookup of the item, then its rank).
     public func location(of index: YapDB.Index) throws -> ViewLocation? {
         transaction.checkActive()
         return try runtime.location(of: index, in: transaction.lmdb)
@@ -125,6 +135,8 @@ public struct ViewReader<Object: Codable & Sendable, Metadata: Codable & Sendabl
     /// Calls `body` with each item of `group` and its position, forward or backward, from
     /// `positions` (default: all), until it sets `stop`.
     /// - Throws: what `body` throws; ``LarderError`` as ``indexes(inGroup:positions:)``.
+    /// - Complexity: O(log n + k) for n items in the view and k items visited (one descent of
+    ///   the tree per page of 256 items).
     public func enumerate(
         inGroup group: String, positions: Range<Int>? = nil, reversed: Bool = false,
         _ body: (_ index: YapDB.Index, _ position: Int, _ stop: inout Bool) throws -> Void
@@ -153,6 +165,8 @@ public struct ViewReader<Object: Codable & Sendable, Metadata: Codable & Sendabl
     /// The object at `position` in `group`.
     /// - Throws: ``LarderError`` as ``indexes(inGroup:positions:)``, or with
     ///   ``LarderError/Code/decodingFailed`` when the stored object does not decode as `Object`.
+    /// - Complexity: O(log n) for n items in the view, plus one read of the object (none on a
+    ///   cache hit).
     public func object(at position: Int, inGroup group: String) throws -> Object? {
         guard let index = try index(at: position, inGroup: group) else { return nil }
         return try transaction.extensionObject(Object.self, at: index, written: nil)
@@ -160,6 +174,8 @@ public struct ViewReader<Object: Codable & Sendable, Metadata: Codable & Sendabl
 
     /// The objects at `positions` in `group`, in order, with their indexes.
     /// - Throws: as ``object(at:inGroup:)``.
+    /// - Complexity: O(log n + k) for n items in the view and k objects returned, plus one read
+    ///   of each object (none on a cache hit).
     public func objects(inGroup group: String, positions: Range<Int> = 0..<Int.max) throws -> [(index: YapDB.Index, object: Object)] {
         try indexes(inGroup: group, positions: positions).compactMap { index in
             try transaction.extensionObject(Object.self, at: index, written: nil).map { (index, $0) }
@@ -169,6 +185,7 @@ public struct ViewReader<Object: Codable & Sendable, Metadata: Codable & Sendabl
     /// The metadata at `position` in `group`, read as `M`.
     /// - Throws: ``LarderError`` as ``indexes(inGroup:positions:)``, or with
     ///   ``LarderError/Code/decodingFailed`` when the stored metadata does not decode as `M`.
+    /// - Complexity: O(log n) for n items in the view, plus one read of the metadata.
     public func metadata<M: Codable>(at position: Int, inGroup group: String, as type: M.Type = M.self) throws -> M? {
         guard let index = try index(at: position, inGroup: group) else { return nil }
         return try transaction.metadata(forKey: index.key, inCollection: index.collection, archiver: transaction.metadataArchiver(M.self, in: index.collection))
