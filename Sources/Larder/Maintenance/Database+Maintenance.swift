@@ -382,12 +382,26 @@ private struct StructureChecker {
 
     mutating func run() throws {
         checkFormatVersion()
-        let counted = try checkObjects()
-        try checkCounts(counted)
-        try checkMetadata()
-        try checkChangeLog()
-        try checkExtensionRecords()
+        // Damage the page check cannot see (a size that runs past the file, a key out of place)
+        // stops a walk with `corrupted`: it is a finding of the check, not a failure of it, and
+        // the other walks still run.
+        var counted: [[UInt8]: Int]?
+        try noteDamage(in: "objects") { checker in counted = try checker.checkObjects() }
+        if let counted { try noteDamage(in: "collections") { checker in try checker.checkCounts(counted) } }
+        try noteDamage(in: "metadata") { checker in try checker.checkMetadata() }
+        try noteDamage(in: "log") { checker in try checker.checkChangeLog() }
+        try noteDamage(in: "larder") { checker in try checker.checkExtensionRecords() }
         checkUndoHistory()
+    }
+
+    /// Runs one walk; a `corrupted` error it throws becomes a ``StructureProblem/Kind/page``
+    /// problem, any other error is thrown.
+    private mutating func noteDamage(in database: String, _ walk: (inout StructureChecker) throws -> Void) throws {
+        do {
+            try walk(&self)
+        } catch let error as LarderError where error.code == .corrupted {
+            note(.page, "the walk of database \"\(database)\" stopped at damage: \(error.message)", error.index)
+        }
     }
 
     private mutating func checkFormatVersion() {
