@@ -11,46 +11,11 @@ import Darwin
 /// and child processes whose death by a signal is reported instead of taking the runner down.
 enum Corruption {
     /// How a child process ended.
-    struct Outcome: CustomStringConvertible {
-        var status: Int32
-        /// The signal that killed it, or `nil` when it exited.
-        var signal: Int32?
-        var standardOutput: String
-        var standardError: String
-
-        var description: String {
-            let end = signal.map { "signal \($0)" } ?? "status \(status)"
-            return "\(end); stdout: \(standardOutput.prefix(300)); stderr: \(standardError.prefix(300))"
-        }
-    }
+    typealias Outcome = ProcessTestSupport.Run
 
     /// Runs `executable` with `arguments` to its end, noting a death by a signal.
     static func run(_ executable: String, _ arguments: [String]) throws -> Outcome {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let errorData = LockedBox(Data())
-        let errorDone = DispatchSemaphore(value: 0)
-        let errorHandle = errors.fileHandleForReading
-        Thread.detachNewThread {
-            let data = errorHandle.readDataToEndOfFile()
-            errorData.withLock { $0 = data }
-            errorDone.signal()
-        }
-        let outputData = output.fileHandleForReading.readDataToEndOfFile()
-        errorDone.wait()
-        process.waitUntilExit()
-        let signaled = process.terminationReason == .uncaughtSignal
-        return Outcome(
-            status: signaled ? -1 : process.terminationStatus, signal: signaled ? process.terminationStatus : nil,
-            standardOutput: String(decoding: outputData, as: UTF8.self),
-            standardError: String(decoding: errorData.withLock { $0 }, as: UTF8.self))
+        try ProcessTestSupport.run(executable, arguments)
     }
 
     static func larder(_ arguments: [String]) throws -> Outcome { try run(CLI.executable(), arguments) }

@@ -490,10 +490,18 @@ private func helperPattern(index: Int, count: Int) -> [UInt8] {
 /// Running the helper and other programs, threads, and reading file modes; shared by
 /// ProcessTests and BadInputTests.
 enum ProcessTestSupport {
-    struct Run {
+    struct Run: CustomStringConvertible {
+        /// The exit status; -1 when a signal ended the process.
         var status: Int32
         var standardOutput: String
         var standardError: String
+        /// The signal that ended the process, or `nil` when it exited.
+        var signal: Int32? = nil
+
+        var description: String {
+            let end = signal.map { "signal \($0)" } ?? "status \(status)"
+            return "\(end); stdout: \(standardOutput.prefix(300)); stderr: \(standardError.prefix(300))"
+        }
     }
 
     /// `larder-test-helper`, which SwiftPM builds into the same directory as the test binary.
@@ -559,10 +567,12 @@ enum ProcessTestSupport {
         let outputData = output.fileHandleForReading.readDataToEndOfFile()
         errorDone.wait()
         process.waitUntilExit()
+        let signaled = process.terminationReason == .uncaughtSignal
         return Run(
-            status: process.terminationStatus,
+            status: signaled ? -1 : process.terminationStatus,
             standardOutput: String(decoding: outputData, as: UTF8.self),
-            standardError: String(decoding: errorData.withLock { $0 }, as: UTF8.self))
+            standardError: String(decoding: errorData.withLock { $0 }, as: UTF8.self),
+            signal: signaled ? process.terminationStatus : nil)
     }
 
     /// Runs each body on a thread of its own and returns when all have ended.

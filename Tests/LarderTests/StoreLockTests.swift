@@ -425,10 +425,12 @@ final class BackgroundHelper: @unchecked Sendable {  // output guarded by `lock`
         process.waitUntilExit()
         lock.lock()
         defer { lock.unlock() }
+        let signaled = process.terminationReason == .uncaughtSignal
         return ProcessTestSupport.Run(
-            status: process.terminationReason == .uncaughtSignal ? -process.terminationStatus : process.terminationStatus,
+            status: signaled ? -1 : process.terminationStatus,
             standardOutput: String(decoding: output, as: UTF8.self),
-            standardError: String(decoding: errors, as: UTF8.self))
+            standardError: String(decoding: errors, as: UTF8.self),
+            signal: signaled ? process.terminationStatus : nil)
     }
 
     /// Kills the process (SIGKILL) and waits for it.
