@@ -56,12 +56,8 @@ func readAsNobody(path: String, collection: String, key: String) -> Never {
         let value = try db.read { try $0.object(forKey: key, inCollection: collection, as: String.self) }
         say(value ?? "missing")
         exit(0)
-    } catch let error as LarderError {
-        say(error.code.rawValue)
-        writeStandardError("larder-test-helper: \(error)\n")
-        exit(1)
     } catch {
-        fail("read-as-nobody failed: \(error)")
+        reportFailure(error, of: "read-as-nobody")
     }
 }
 
@@ -79,12 +75,8 @@ func manyReaders(path: String, count: Int) -> Never {
         }
         say("ok \(connections.count)")
         exit(0)
-    } catch let error as LarderError {
-        say(error.code.rawValue)
-        writeStandardError("larder-test-helper: \(error)\n")
-        exit(1)
     } catch {
-        fail("many-readers failed: \(error)")
+        reportFailure(error, of: "many-readers")
     }
 }
 
@@ -101,4 +93,12 @@ func createStores(directory: String, count: Int) -> Never {
     } catch {
         fail("create-stores failed: \(error)")
     }
+}
+
+/// Prints a `LarderError`'s code (what the tests compare) and exits 1; any other error fails.
+func reportFailure(_ error: any Error, of command: String) -> Never {
+    guard let error = error as? LarderError else { fail("\(command) failed: \(error)") }
+    say(error.code.rawValue)
+    writeStandardError("larder-test-helper: \(error)\n")
+    exit(1)
 }

@@ -439,3 +439,29 @@ final class BackgroundHelper: @unchecked Sendable {  // output guarded by `lock`
         process.waitUntilExit()
     }
 }
+
+/// Paths that cannot hold a store: each is a clear error, and nothing is created.
+@Suite("Store locations: bad paths")
+struct StoreLocationBadPathTests {
+    @Test func pathsThatCannotHoldAStoreAreRefusedAndCreateNothing() throws {
+        let directory = TemporaryDirectory()
+        let file = directory.file("plain.txt")
+        #expect(FileManager.default.createFile(atPath: file, contents: Data("text".utf8)))
+        symlink(directory.file("nowhere"), directory.file("dangling"))
+        #expect(mkfifo(directory.file("fifo"), 0o600) == 0)
+        let cases: [(path: String, code: LarderError.Code)] = [
+            ("", .invalidConfiguration),
+            (directory.file("dangling"), .notAStore),        // a symlink to nothing
+            (file + "/store", .notAStore),                   // through a file
+            (directory.file("fifo"), .notAStore),            // neither a directory nor a file
+            (directory.file("missing/store"), .notAStore),   // no directory to hold it
+        ]
+        let before = try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
+        for (path, code) in cases {
+            let error = #expect(throws: LarderError.self, "\(path)") { try Database(path: path) }
+            #expect(error?.code == code, "\(path): \(String(describing: error))")
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted() == before)
+        #expect(try String(contentsOfFile: file, encoding: .utf8) == "text")
+    }
+}

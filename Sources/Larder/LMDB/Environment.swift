@@ -40,7 +40,7 @@ final class Environment: @unchecked Sendable {  // the handle is used under LMDB
     let identity: FileIdentity
     let maxKeySize: Int
     /// Whether LMDB opened the store read-only (`MDB_RDONLY`): no write transaction can begin.
-    let isReadOnly: Bool
+    var isReadOnly: Bool { options.readOnly }
     /// Whether the store was opened without its lock file (read-only media, or a lock file this
     /// process may not write): no reader slot guards this process's snapshots.
     let isUnlocked: Bool
@@ -60,8 +60,8 @@ final class Environment: @unchecked Sendable {  // the handle is used under LMDB
     private let closed = Mutex(false)
     /// Counts map resizes done by this process (for tests and `info`).
     private(set) var resizeCount = 0
-    /// A descriptor of the lock file kept open for the handle's life (see `preallocateLockFile`).
-    private var lockFileDescriptor: Int32 = -1
+    /// The lock file, kept open for the handle's life (see ``LockFileReservation``).
+    private var lockFile = LockFileReservation()
     /// This process's claim on the data file (see ``StoreClaim``).
     private var claim: StoreClaim?
     /// Commits since stale reader slots were last cleared (counted inside write transactions,
@@ -72,13 +72,12 @@ final class Environment: @unchecked Sendable {  // the handle is used under LMDB
     static let readerCheckInterval = 64
 
     private init(handle: OpaquePointer, path: String, location: StoreLocation, identity: FileIdentity,
-                 options: EnvironmentOptions, isReadOnly: Bool, isUnlocked: Bool) {
+                 options: EnvironmentOptions, isUnlocked: Bool) {
         self.handle = handle
         self.path = path
         self.location = location
         self.identity = identity
         self.options = options
-        self.isReadOnly = isReadOnly
         self.isUnlocked = isUnlocked
         self.maxKeySize = Int(mdb_env_get_maxkeysize(handle))
         self.mapBound = MapBound(handle: handle, identity: identity, path: path)
@@ -99,10 +98,14 @@ final class Environment: @unchecked Sendable {  // the handle is used under LMDB
         }
         var unlocked = false
         var env: OpaquePointer
+        var lockFile: LockFileReservation
         do {
-            if !options.readOnly {
-                try reserveLockFile(location.lockFile, readers: options.maxReaders, fileMode: options.fileMode, path: path)
-            }
+            lockFile = try LockFileReservation.reserve(location.lockFile, readers: options.maxReaders, fileMode: options.fileMode, path: path)
+        } catch {
+            removeCreatedLockFile()
+            throw error
+        }
+        do {
             do {
                 env = try openHandle(location: location, options: options, unlocked: false, path: path)
             } catch let error as LarderError where options.readOnly && (error.lmdbCode == EACCES || error.lmdbCode == EROFS) {
@@ -112,15 +115,16 @@ final class Environment: @unchecked Sendable {  // the handle is used under LMDB
                 unlocked = true
             }
         } catch {
+            lockFile.close()
             removeCreatedLockFile()
             throw error
         }
-        var lockDescriptor: Int32 = -1
         if !unlocked {
             do {
-                lockDescriptor = try preallocateLockFile(location.lockFile, path: path)
+                try lockFile.allocateAll(path: path)
             } catch {
                 mdb_env_close(env)
+                lockFile.close()
                 removeCreatedLockFile()
                 throw error
             }
@@ -129,12 +133,11 @@ final class Environment: @unchecked Sendable {  // the handle is used under LMDB
         }
         guard let identity = FileIdentity(path: location.dataFile) else {
             mdb_env_close(env)
-            if lockDescriptor >= 0 { close(lockDescriptor) }
+            lockFile.close()
             throw LarderError(.io, "the data file vanished while it was opened", operation: "open", path: path)
         }
-        let environment = Environment(handle: env, path: path, location: location, identity: identity, options: options,
-                                      isReadOnly: options.readOnly, isUnlocked: unlocked)
-        environment.lockFileDescriptor = lockDescriptor
+        let environment = Environment(handle: env, path: path, location: location, identity: identity, options: options, isUnlocked: unlocked)
+        environment.lockFile = lockFile
         do {
             if !unlocked {
                 environment.claim = try StoreClaim.take(dataFile: location.dataFile, lockFile: location.lockFile, path: path)
@@ -181,73 +184,6 @@ final class Environment: @unchecked Sendable {  // the handle is used under LMDB
             throw error
         }
         return env
-    }
-
-    /// Gives a lock file blocks before LMDB maps it: LMDB writes the first page of a new lock
-    /// file as soon as it is mapped, which on a full file system is a SIGBUS inside
-    /// `mdb_env_open`. A missing lock file is made at the size LMDB gives `readers` slots (64
-    /// bytes a slot after a 192-byte header in liblmdb 0.9; a wrong guess only changes how much
-    /// the open below must still allocate); an existing one gets blocks for its present size.
-    private static func reserveLockFile(_ lockFile: String, readers: Int, fileMode: UInt32, path: String) throws(LarderError) {
-        #if canImport(Glibc)
-        var descriptor = Glibc.open(lockFile, O_RDWR | O_CLOEXEC)
-        #else
-        var descriptor = Darwin.open(lockFile, O_RDWR | O_CLOEXEC)
-        #endif
-        var created = false
-        if descriptor < 0 && errno == ENOENT {
-            #if canImport(Glibc)
-            descriptor = Glibc.open(lockFile, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, mode_t(fileMode))
-            #else
-            descriptor = Darwin.open(lockFile, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, mode_t(fileMode))
-            #endif
-            created = descriptor >= 0
-        }
-        guard descriptor >= 0 else { return }  // LMDB's own open reports what is wrong
-        // No LMDB handle of this process has the file open yet, so closing this descriptor
-        // drops no lock of LMDB's.
-        defer { close(descriptor) }
-        var info = stat()
-        guard fstat(descriptor, &info) == 0 else { return }
-        let size = created ? off_t((readers - 1) * 64 + 192) : info.st_size
-        guard size > 0 else { return }
-        let rc = posix_fallocate(descriptor, 0, size)
-        if rc == ENOSPC {
-            if created { unlink(lockFile) }
-            throw LarderError(
-                .diskFull,
-                "the disk is full: LMDB's lock file needs \(size) bytes for its reader table; free space on the file system, then open again",
-                operation: "open", path: path, lmdbCode: rc)
-        }
-    }
-
-    /// Gives LMDB's lock file real blocks. LMDB sizes it for every reader slot but leaves it
-    /// sparse, and a reader that takes a slot on a page with no block behind it on a full file
-    /// system stops the process with SIGBUS; allocated now, a full disk is an error here instead.
-    ///
-    /// Returns the descriptor it opened, which must stay open until LMDB's handle is closed:
-    /// closing any descriptor of the lock file would drop the process-owned `fcntl` lock LMDB
-    /// holds on it to show this process is alive, and other processes would then clear this
-    /// process's reader slots as stale. -1 when it opened none.
-    private static func preallocateLockFile(_ lockFile: String, path: String) throws(LarderError) -> Int32 {
-        #if canImport(Glibc)
-        let descriptor = Glibc.open(lockFile, O_RDWR | O_CLOEXEC)
-        #else
-        let descriptor = Darwin.open(lockFile, O_RDWR | O_CLOEXEC)
-        #endif
-        guard descriptor >= 0 else { return -1 }  // not writable here: LMDB itself opened it read-only
-        var info = stat()
-        guard fstat(descriptor, &info) == 0, info.st_size > 0 else { return descriptor }
-        let rc = posix_fallocate(descriptor, 0, info.st_size)
-        if rc == ENOSPC {
-            close(descriptor)  // the caller closes LMDB's handle too: no reader of ours to lose
-            throw LarderError(
-                .diskFull,
-                "the disk is full: LMDB's lock file needs \(info.st_size) bytes for its reader table; free space on the file system, then open again",
-                operation: "open", path: path, lmdbCode: rc)
-        }
-        // Other failures (a file system without fallocate) leave the file as LMDB made it.
-        return descriptor
     }
 
     /// Refuses a data file shorter than the pages its meta page says it has (a truncated copy):
@@ -400,8 +336,7 @@ final class Environment: @unchecked Sendable {  // the handle is used under LMDB
             closed = true
             mdb_env_close(handle)
         }
-        if lockFileDescriptor >= 0 { close(lockFileDescriptor) }  // only after LMDB's own
-        lockFileDescriptor = -1
+        lockFile.close()  // only after LMDB's handle (see LockFileReservation)
         claim?.release()
         claim = nil
     }
@@ -477,6 +412,11 @@ final class Environment: @unchecked Sendable {  // the handle is used under LMDB
 
     /// Runs `body` with a pinned transaction, as a live transaction of this thread.
     func usePinned<R>(_ txn: OpaquePointer, _ body: () throws -> R) rethrows -> R {
+        try asLiveTransaction(body)
+    }
+
+    /// Runs `body` as a live transaction of this thread: no map resize runs meanwhile.
+    private func asLiveTransaction<R, E: Error>(_ body: () throws(E) -> R) throws(E) -> R {
         let state = ThreadState.current
         gate.enter(reentrant: state.liveTransactions > 0)
         state.liveTransactions += 1
@@ -645,15 +585,9 @@ final class Environment: @unchecked Sendable {  // the handle is used under LMDB
     /// a read transaction of its own); writers go on beside it.
     /// - Throws: ``LarderError`` with LMDB's failure (a full disk, an I/O error).
     func copy(to descriptor: Int32, compacting: Bool) throws(LarderError) {
-        let state = ThreadState.current
-        gate.enter(reentrant: state.liveTransactions > 0)
-        state.liveTransactions += 1
-        defer {
-            state.liveTransactions -= 1
-            gate.leave()
-        }
         let flags = compacting ? UInt32(MDB_CP_COMPACT) : 0
-        try LMDBResult.check(mdb_env_copyfd2(handle, descriptor, flags), "copy", path: path)
+        let rc = asLiveTransaction { mdb_env_copyfd2(handle, descriptor, flags) }
+        try LMDBResult.check(rc, "copy", path: path)
     }
 
     // MARK: Readers
