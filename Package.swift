@@ -6,6 +6,9 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "Larder", targets: ["Larder"]),
+        // The MessagePack format on its own (reader, writer, Codable encoder and decoder, a
+        // dynamic value tree), for tools that read Larder's values without opening a store.
+        .library(name: "LarderMessagePack", targets: ["LarderMessagePack"]),
         .executable(name: "larder", targets: ["LarderTool"]),
     ],
     dependencies: [
@@ -23,9 +26,13 @@ let package = Package(
             pkgConfig: "lmdb",
             providers: [.apt(["liblmdb-dev"]), .brew(["lmdb"])]
         ),
+        // Layer 0: the MessagePack format, on the toolchain alone. `Larder` re-exports it.
+        .target(
+            name: "LarderMessagePack"
+        ),
         .target(
             name: "Larder",
-            dependencies: ["CLMDB"]
+            dependencies: ["CLMDB", "LarderMessagePack"]
         ),
         // The `larder` command-line tool. Its target is not named `larder`: that would differ from
         // the library's only in case, and the two collide on case-insensitive disks.
@@ -33,13 +40,14 @@ let package = Package(
             name: "LarderTool",
             dependencies: [
                 "Larder",
+                "LarderMessagePack",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         // libFuzzer targets for the decoders (see Sources/larder-fuzz); a corpus replayer otherwise.
         .executableTarget(
             name: "larder-fuzz",
-            dependencies: ["Larder"],
+            dependencies: ["Larder", "LarderMessagePack"],
             path: "Sources/larder-fuzz"
         ),
         // Spawned by the tests to exercise the store from a second process.
@@ -52,6 +60,7 @@ let package = Package(
             name: "LarderTests",
             dependencies: [
                 "Larder",
+                "LarderMessagePack",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),

@@ -52,10 +52,10 @@ struct ExchangeRecord {
     static func text(of value: StoredValue) -> [UInt8] {
         switch value.format {
         case .messagePack:
-            if let parsed = try? MessagePackParser.parse(value.payload) {
+            if let parsed = try? MessagePackValue(reading: value.payload) {
                 let shown = ValueDisplay.json(parsed, exchange: true)
                 let text = Array(JSONWriter().text(shown).utf8)
-                if !isWrapper(shown), let reread = try? JSONParser.parse(text), MessagePackBuilder.bytes(of: reread) == value.payload {
+                if !isWrapper(shown), let reread = try? JSONParser.parse(text), reread.messagePackBytes == value.payload {
                     return text
                 }
             }
@@ -138,7 +138,7 @@ struct ExchangeRecord {
         }
         switch format {
         case .messagePack:
-            return StoredValue(format: format, payload: MessagePackBuilder.bytes(of: member))
+            return StoredValue(format: format, payload: member.messagePackBytes)
         case .json:
             return StoredValue(format: format, payload: text ?? Array(JSONWriter().text(member).utf8))
         default:

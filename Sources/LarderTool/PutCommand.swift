@@ -33,8 +33,8 @@ struct PutCommand: ParsableCommand {
         } else {
             text = Array(FileHandle.standardInput.readDataToEndOfFile())
         }
-        let object = StoredValue(format: .messagePack, payload: MessagePackBuilder.bytes(of: try Self.parse(text, what: "value")))
-        let metadata = try metadataText.map { StoredValue(format: .messagePack, payload: MessagePackBuilder.bytes(of: try Self.parse(Array($0.utf8), what: "metadata"))) }
+        let object = StoredValue(format: .messagePack, payload: try Self.parse(text, what: "value").messagePackBytes)
+        let metadata = try metadataText.map { StoredValue(format: .messagePack, payload: try Self.parse(Array($0.utf8), what: "metadata").messagePackBytes) }
         let db = try store.open(readOnly: false)
         try withStoreErrors {
             try db.write { txn in

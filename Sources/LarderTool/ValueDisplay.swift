@@ -1,5 +1,6 @@
 import Foundation
 import Larder
+import LarderMessagePack
 
 /// How the tool shows stored values as JSON (see Documentation/CommandLine.md, "Values"):
 ///
@@ -16,7 +17,7 @@ import Larder
 /// | other ext | `{"$ext": type, "base64": "<data>"}` |
 ///
 /// The exchange form (export and import) differs in one point: a timestamp is
-/// `{"$timestamp": "<ISO 8601>"}`, which ``MessagePackBuilder`` turns back into the same timestamp.
+/// `{"$timestamp": "<ISO 8601>"}`, which `JSONValue.messagePack` turns back into the same timestamp.
 enum ValueDisplay {
     /// The JSON form of a MessagePack value; with `exchange`, timestamps are `$timestamp` objects.
     static func json(_ value: MessagePackValue, exchange: Bool = false) -> JSONValue {
@@ -31,18 +32,18 @@ enum ValueDisplay {
         case .string(let bytes): return .string(String(decoding: bytes, as: UTF8.self))
         case .binary(let bytes): return .string(Data(bytes).base64EncodedString())
         case .array(let elements): return .array(elements.map(json))
-        case .map(let pairs):
+        case .map(let entries):
             var members: [JSONMember] = []
-            members.reserveCapacity(pairs.count)
-            for pair in pairs {
-                guard case .string(let key) = pair.key else {
-                    return .object([JSONMember("$map", .array(pairs.map { .array([json($0.key), json($0.value)]) }))])
+            members.reserveCapacity(entries.count)
+            for entry in entries {
+                guard case .string(let key) = entry.key else {
+                    return .object([JSONMember("$map", .array(entries.map { .array([json($0.key), json($0.value)]) }))])
                 }
-                members.append(JSONMember(String(decoding: key, as: UTF8.self), json(pair.value)))
+                members.append(JSONMember(String(decoding: key, as: UTF8.self), json(entry.value)))
             }
             return .object(members)
         case .ext(let type, let data):
-            if type == -1, let text = Timestamp.iso8601(data) {
+            if let (seconds, nanoseconds) = value.timestamp, let text = Timestamp.format(seconds: seconds, nanoseconds: Int(nanoseconds)) {
                 return exchange ? .object([JSONMember("$timestamp", .string(text))]) : .string(text)
             }
             return .object([JSONMember("$ext", .integer(Int64(type))), JSONMember("base64", .string(Data(data).base64EncodedString()))])
@@ -60,7 +61,7 @@ enum ValueDisplay {
         switch format {
         case .messagePack:
             do {
-                return json(try MessagePackParser.parse(payload))
+                return json(try MessagePackValue(reading: payload))
             } catch {
                 throw CommandFailure(.storeError, "the \(what) is stored as MessagePack but does not read as MessagePack (\(error)); use --hex to see its bytes")
             }
@@ -107,31 +108,9 @@ enum ValueDisplay {
     }
 }
 
-/// MessagePack's timestamp extension (type -1) as ISO 8601 text.
+/// ISO 8601 text for MessagePack's timestamp extension (type -1): what `get` shows and what
+/// `put` and `import` read in `{"$timestamp": …}`.
 enum Timestamp {
-    /// `2024-05-01T12:30:00.25Z` for a well-formed timestamp (32, 64 or 96 bits), else `nil`.
-    static func iso8601(_ data: [UInt8]) -> String? {
-        func number(_ slice: ArraySlice<UInt8>) -> UInt64 { slice.reduce(0) { $0 << 8 | UInt64($1) } }
-        let seconds: Int64
-        let nanoseconds: UInt64
-        switch data.count {
-        case 4:
-            seconds = Int64(number(data[0..<4]))
-            nanoseconds = 0
-        case 8:
-            let packed = number(data[0..<8])
-            nanoseconds = packed >> 34
-            seconds = Int64(packed & 0x3_ffff_ffff)
-        case 12:
-            nanoseconds = number(data[0..<4])
-            seconds = Int64(bitPattern: number(data[4..<12]))
-        default:
-            return nil
-        }
-        guard nanoseconds < 1_000_000_000 else { return nil }
-        return format(seconds: seconds, nanoseconds: Int(nanoseconds))
-    }
-
     /// The seconds since 1970 and nanoseconds of `YYYY-MM-DDTHH:MM:SS[.fraction]Z` (UTC, one to
     /// nine fraction digits), or `nil` for any other text.
     static func parse(_ text: String) -> (seconds: Int64, nanoseconds: UInt32)? {
@@ -173,17 +152,6 @@ enum Timestamp {
         guard gmtime_r(&time, &check) != nil, check.tm_year == Int32((negative ? -year : year) - 1900), check.tm_mon == Int32(month - 1),
               check.tm_mday == Int32(day) else { return nil }
         return (Int64(time), UInt32(nanoseconds))
-    }
-
-    /// The MessagePack bytes of a timestamp, in the smallest of its three layouts (as Larder's
-    /// encoder writes a `Date`).
-    static func messagePack(seconds: Int64, nanoseconds: UInt32) -> [UInt8] {
-        func bigEndian<T: FixedWidthInteger>(_ value: T) -> [UInt8] { withUnsafeBytes(of: value.bigEndian) { Array($0) } }
-        if seconds >= 0 && seconds >> 34 == 0 {
-            if nanoseconds == 0 && seconds <= Int64(UInt32.max) { return [0xd6, 0xff] + bigEndian(UInt32(seconds)) }
-            return [0xd7, 0xff] + bigEndian(UInt64(nanoseconds) << 34 | UInt64(seconds))
-        }
-        return [0xc7, 12, 0xff] + bigEndian(nanoseconds) + bigEndian(UInt64(bitPattern: seconds))
     }
 
     /// Formats seconds since 1970 in UTC; `nil` when the C library cannot (a year beyond `Int32`).

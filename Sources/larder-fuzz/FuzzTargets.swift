@@ -16,6 +16,7 @@
 
 import Foundation
 import Larder
+import LarderMessagePack
 
 /// Values the MessagePack decoder is asked to produce from arbitrary bytes.
 struct FuzzRecord: Codable {
@@ -56,6 +57,13 @@ enum FuzzTarget: UInt8, CaseIterable {
                 if let again = try? MessagePackEncoder().encode(record) {
                     _ = again.withUnsafeBytes { try? decoder.decode(FuzzRecord.self, from: $0) }
                 }
+            }
+            // The same bytes through the value tree the `larder` tool reads: what reads must
+            // write back in the smallest layouts, and those bytes must read and write unchanged.
+            if let value = try? MessagePackValue(reading: bytes) {
+                let canonical = value.encoded()
+                let reread = try? MessagePackValue(reading: canonical)
+                precondition(reread?.encoded() == canonical, "a MessagePack value tree does not read back what it wrote")
             }
         case .tupleKey:
             if let key = try? TupleKey(decoding: bytes) {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Larder
+@testable import LarderMessagePack
 
 /// Malformed and mismatched input must produce a `DecodingError`, never a crash,
 /// a hang or an out-of-bounds read.

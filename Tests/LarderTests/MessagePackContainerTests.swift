@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 @testable import Larder
+@testable import LarderMessagePack
 
 /// How the coders behave when containers are used in unusual orders, and what
 /// coding paths, user info and errors the values see.

@@ -11,11 +11,11 @@ import Foundation
 /// off in that frame (exactly) and only then shifted to the 1970 epoch as an
 /// integer; going through `timeIntervalSince1970` would round twice and break
 /// bit-exact round trips.
-enum MessagePackTimestamp {
-    static let referenceDateOffset: Int64 = 978_307_200
+package enum MessagePackTimestamp {
+    package static let referenceDateOffset: Int64 = 978_307_200
 
     /// Returns nil for dates that are not finite or whose seconds do not fit in Int64.
-    static func components(of date: Date) -> (seconds: Int64, nanoseconds: UInt32)? {
+    package static func components(of date: Date) -> (seconds: Int64, nanoseconds: UInt32)? {
         let interval = date.timeIntervalSinceReferenceDate
         guard interval.isFinite else { return nil }
         let whole = interval.rounded(.down)
@@ -34,7 +34,7 @@ enum MessagePackTimestamp {
         return (unixSeconds, UInt32(nanoseconds))
     }
 
-    static func date(seconds: Int64, nanoseconds: UInt32) -> Date {
+    package static func date(seconds: Int64, nanoseconds: UInt32) -> Date {
         let fraction = Double(nanoseconds) / 1_000_000_000
         let (referenceSeconds, overflow) = seconds.subtractingReportingOverflow(referenceDateOffset)
         if overflow {

@@ -9,15 +9,15 @@
 /// over a big container is a binary search, and a container not in the table
 /// is smaller than `minimumSize`, so walking it is cheap: total work stays
 /// O(n log n) and the table never holds more than n / 16 entries.
-struct MessagePackContainerSpan {
+package struct MessagePackContainerSpan {
     /// Containers smaller than this are walked instead of recorded.
-    static let minimumSize = 16
+    package static let minimumSize = 16
     /// Inputs smaller than this skip the table: walking them costs at most
     /// `inputThreshold` times the depth limit, and small values stay fast.
-    static let inputThreshold = 1_024
+    package static let inputThreshold = 1_024
 
-    var start: Int
-    var end: Int
+    package var start: Int
+    package var end: Int
 
     /// The end of the recorded container starting at `start`, if there is one.
     /// `spans` is sorted by `start`, as containers are met in document order.

@@ -9,7 +9,7 @@ import Foundation
 /// The reader does not know the coding path or the Swift type being decoded,
 /// so it reports this small value (cheap to throw with typed throws) and the
 /// decoding containers turn it into a `DecodingError` with full context.
-enum MessagePackReadError: Error {
+package enum MessagePackReadError: Error {
     /// A value, length or payload runs past the end of the input.
     case truncated(offset: Int)
     /// The value at `offset` starts with `found`, which is not the expected kind.
@@ -35,8 +35,22 @@ enum MessagePackReadError: Error {
     /// unreachable in practice because such a kind is never classified.
     case unsupportedOnThisPlatform
 
+    /// The byte offset the failure names (for an array element's failure, the element's).
+    package var offset: Int {
+        switch self {
+        case .truncated(let offset), .typeMismatch(_, let offset), .reservedByte(let offset), .invalidUTF8(let offset),
+             .numberOutOfRange(_, let offset), .depthLimitExceeded(let offset), .invalidTimestamp(_, let offset),
+             .unsupportedKey(_, let offset), .invalidValue(_, let offset):
+            return offset
+        case .element(_, _, let underlying):
+            return underlying.offset
+        case .unsupportedOnThisPlatform:
+            return 0
+        }
+    }
+
     /// Wraps the failure in the `DecodingError` case Swift's own decoders would use.
-    func decodingError(expecting type: Any.Type, codingPath: [any CodingKey]) -> DecodingError {
+    package func decodingError(expecting type: Any.Type, codingPath: [any CodingKey]) -> DecodingError {
         switch self {
         case .element(let index, let elementType, let underlying):
             return underlying.decodingError(expecting: elementType, codingPath: codingPath + [MessagePackCodingKey(index: index)])
@@ -53,7 +67,7 @@ enum MessagePackReadError: Error {
         }
     }
 
-    var message: String {
+    package var message: String {
         switch self {
         case .truncated(let offset):
             return "Unexpected end of MessagePack data: a value starting at or before offset \(offset) needs more bytes than remain."

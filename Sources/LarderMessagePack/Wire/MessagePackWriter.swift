@@ -9,26 +9,26 @@ import Foundation
 ///
 /// The writer knows nothing about `Codable`; both the streaming encoder and the
 /// tree-building fallback encoder use it so the two produce identical bytes.
-struct MessagePackWriter {
-    var bytes: [UInt8]
+package struct MessagePackWriter {
+    package var bytes: [UInt8]
 
-    init(bytes: [UInt8] = []) {
+    package init(bytes: [UInt8] = []) {
         self.bytes = bytes
     }
 
-    var count: Int { bytes.count }
+    package var count: Int { bytes.count }
 
     // MARK: Scalars
 
-    mutating func writeNil() {
+    package mutating func writeNil() {
         bytes.append(MessagePackFormat.nil)
     }
 
-    mutating func writeBool(_ value: Bool) {
+    package mutating func writeBool(_ value: Bool) {
         bytes.append(value ? MessagePackFormat.true : MessagePackFormat.false)
     }
 
-    mutating func writeInt(_ value: Int64) {
+    package mutating func writeInt(_ value: Int64) {
         if value >= 0 {
             writeUInt(UInt64(value))
             return
@@ -50,7 +50,7 @@ struct MessagePackWriter {
         }
     }
 
-    mutating func writeUInt(_ value: UInt64) {
+    package mutating func writeUInt(_ value: UInt64) {
         if value <= 0x7f {
             bytes.append(UInt8(truncatingIfNeeded: value))
         } else if value <= UInt64(UInt8.max) {
@@ -68,18 +68,18 @@ struct MessagePackWriter {
         }
     }
 
-    mutating func writeFloat(_ value: Float) {
+    package mutating func writeFloat(_ value: Float) {
         bytes.append(MessagePackFormat.float32)
         appendBigEndian(value.bitPattern)
     }
 
-    mutating func writeDouble(_ value: Double) {
+    package mutating func writeDouble(_ value: Double) {
         bytes.append(MessagePackFormat.float64)
         appendBigEndian(value.bitPattern)
     }
 
     /// Returns false when the string is longer than str32 can describe.
-    mutating func writeString(_ value: String) -> Bool {
+    package mutating func writeString(_ value: String) -> Bool {
         let utf8 = value.utf8
         let length = utf8.count
         guard writeStringHeader(length) else { return false }
@@ -91,7 +91,7 @@ struct MessagePackWriter {
     }
 
     /// Returns false when the length exceeds what str32 can describe.
-    mutating func writeStringHeader(_ length: Int) -> Bool {
+    package mutating func writeStringHeader(_ length: Int) -> Bool {
         if length <= 31 {
             bytes.append(MessagePackFormat.fixstrMask | UInt8(truncatingIfNeeded: length))
         } else if length <= Int(UInt8.max) {
@@ -110,7 +110,7 @@ struct MessagePackWriter {
     }
 
     /// Returns false when the payload is longer than bin32 can describe.
-    mutating func writeBinary(_ payload: UnsafeRawBufferPointer) -> Bool {
+    package mutating func writeBinary(_ payload: UnsafeRawBufferPointer) -> Bool {
         let length = payload.count
         if length <= Int(UInt8.max) {
             bytes.append(MessagePackFormat.bin8)
@@ -130,7 +130,7 @@ struct MessagePackWriter {
 
     /// Writes the timestamp extension (type -1) in the smallest of its three layouts.
     /// `nanoseconds` must already be in 0..<1_000_000_000.
-    mutating func writeTimestamp(seconds: Int64, nanoseconds: UInt32) {
+    package mutating func writeTimestamp(seconds: Int64, nanoseconds: UInt32) {
         if seconds >= 0 && seconds >> 34 == 0 {
             if nanoseconds == 0 && seconds <= Int64(UInt32.max) {
                 bytes.append(MessagePackFormat.fixext4)
@@ -150,9 +150,36 @@ struct MessagePackWriter {
         }
     }
 
+    /// Writes an extension value of `type` in the smallest layout: fixext for payloads of 1, 2,
+    /// 4, 8 or 16 bytes, ext8, ext16 or ext32 otherwise. Returns false when the payload is longer
+    /// than ext32 can describe.
+    package mutating func writeExtension(type: Int8, payload: UnsafeRawBufferPointer) -> Bool {
+        let length = payload.count
+        switch length {
+        case 1: bytes.append(MessagePackFormat.fixext1)
+        case 2: bytes.append(MessagePackFormat.fixext2)
+        case 4: bytes.append(MessagePackFormat.fixext4)
+        case 8: bytes.append(MessagePackFormat.fixext8)
+        case 16: bytes.append(MessagePackFormat.fixext16)
+        case 0...Int(UInt8.max):
+            bytes.append(MessagePackFormat.ext8)
+            bytes.append(UInt8(truncatingIfNeeded: length))
+        case 0...Int(UInt16.max):
+            bytes.append(MessagePackFormat.ext16)
+            appendBigEndian(UInt16(truncatingIfNeeded: length))
+        default:
+            guard UInt64(length) <= UInt64(UInt32.max) else { return false }
+            bytes.append(MessagePackFormat.ext32)
+            appendBigEndian(UInt32(truncatingIfNeeded: length))
+        }
+        bytes.append(UInt8(bitPattern: type))
+        bytes.append(contentsOf: payload)
+        return true
+    }
+
     // MARK: Container headers
 
-    mutating func writeArrayHeader(_ count: Int) -> Bool {
+    package mutating func writeArrayHeader(_ count: Int) -> Bool {
         if count <= 15 {
             bytes.append(MessagePackFormat.fixarrayMask | UInt8(truncatingIfNeeded: count))
         } else if count <= Int(UInt16.max) {
@@ -167,7 +194,7 @@ struct MessagePackWriter {
         return true
     }
 
-    mutating func writeMapHeader(_ count: Int) -> Bool {
+    package mutating func writeMapHeader(_ count: Int) -> Bool {
         if count <= 15 {
             bytes.append(MessagePackFormat.fixmapMask | UInt8(truncatingIfNeeded: count))
         } else if count <= Int(UInt16.max) {
@@ -185,7 +212,7 @@ struct MessagePackWriter {
     /// Rewrites the 1-byte fixmap/fixarray placeholder at `offset` so it describes
     /// `count` elements, growing it in place to 3 or 5 bytes when 15 is exceeded.
     /// Returns false when the count does not fit in 32 bits.
-    mutating func patchContainerHeader(at offset: Int, count: Int, isMap: Bool) -> Bool {
+    package mutating func patchContainerHeader(at offset: Int, count: Int, isMap: Bool) -> Bool {
         if count <= 15 {
             let mask = isMap ? MessagePackFormat.fixmapMask : MessagePackFormat.fixarrayMask
             bytes[offset] = mask | UInt8(truncatingIfNeeded: count)
@@ -213,7 +240,7 @@ struct MessagePackWriter {
     // MARK: Helpers
 
     @inline(__always)
-    mutating func appendBigEndian<T: FixedWidthInteger>(_ value: T) {
+    package mutating func appendBigEndian<T: FixedWidthInteger>(_ value: T) {
         withUnsafeBytes(of: value.bigEndian) { bytes.append(contentsOf: $0) }
     }
 }

@@ -7,18 +7,18 @@ import Foundation
 /// A MessagePack integer as read from the wire: `.negative` only ever holds
 /// values below zero, so every non-negative integer (even one stored as int8..int64)
 /// arrives as `.nonNegative` and converts the same way.
-enum MessagePackInteger {
+package enum MessagePackInteger {
     case nonNegative(UInt64)
     case negative(Int64)
 
-    func converted<T: FixedWidthInteger>(to type: T.Type) -> T? {
+    package func converted<T: FixedWidthInteger>(to type: T.Type) -> T? {
         switch self {
         case .nonNegative(let value): return T(exactly: value)
         case .negative(let value): return T(exactly: value)
         }
     }
 
-    var description: String {
+    package var description: String {
         switch self {
         case .nonNegative(let value): return String(value)
         case .negative(let value): return String(value)
@@ -27,12 +27,12 @@ enum MessagePackInteger {
 }
 
 /// What `MessagePackReader.header(at:)` learned about one value without decoding it.
-struct MessagePackItemHeader {
+package struct MessagePackItemHeader {
     /// Offset just past the value's own bytes (children of a container follow here).
-    var next: Int
+    package var next: Int
     /// How many values follow as this value's children (2 per map entry).
-    var children: Int
-    var isContainer: Bool
+    package var children: Int
+    package var isContainer: Bool
 }
 
 /// Bounds-checked, allocation-free reads from memory the decoder does not own.
@@ -41,23 +41,28 @@ struct MessagePackItemHeader {
 /// buffer before touching memory, and never keeps the pointer past the call that
 /// created the reader. Lengths are compared as `length <= count - start` so a
 /// hostile 32-bit length can never overflow an addition.
-struct MessagePackReader {
+package struct MessagePackReader {
     /// Nesting limit for containers; protects the recursive validator and the
     /// recursive `init(from:)` calls from exhausting the stack.
-    static let maximumDepth = 512
+    package static let maximumDepth = 512
 
-    let bytes: UnsafeRawBufferPointer
+    package let bytes: UnsafeRawBufferPointer
+
+    /// A reader of `bytes`, which the caller keeps alive (and unchanged) while it reads.
+    package init(bytes: UnsafeRawBufferPointer) {
+        self.bytes = bytes
+    }
 
     // MARK: Primitive loads
 
     @inline(__always)
-    func byte(at offset: Int) throws(MessagePackReadError) -> UInt8 {
+    package func byte(at offset: Int) throws(MessagePackReadError) -> UInt8 {
         guard offset >= 0, offset < bytes.count else { throw .truncated(offset: offset) }
         return bytes.load(fromByteOffset: offset, as: UInt8.self)
     }
 
     @inline(__always)
-    func load<T: FixedWidthInteger>(_ type: T.Type, at offset: Int) throws(MessagePackReadError) -> T {
+    package func load<T: FixedWidthInteger>(_ type: T.Type, at offset: Int) throws(MessagePackReadError) -> T {
         guard offset >= 0, offset <= bytes.count, MemoryLayout<T>.size <= bytes.count - offset else {
             throw .truncated(offset: offset)
         }
@@ -66,7 +71,7 @@ struct MessagePackReader {
 
     /// Returns `start + length` after checking that `start..<start + length` lies in the buffer.
     @inline(__always)
-    func end(ofPayloadAt start: Int, length: Int) throws(MessagePackReadError) -> Int {
+    package func end(ofPayloadAt start: Int, length: Int) throws(MessagePackReadError) -> Int {
         guard start >= 0, length >= 0, start <= bytes.count, length <= bytes.count - start else {
             throw .truncated(offset: start)
         }
@@ -80,7 +85,7 @@ struct MessagePackReader {
     ///
     /// The cases use literal bytes (see `MessagePackFormat` for names) so the
     /// compiler can turn the switch into a jump table.
-    func header(at offset: Int) throws(MessagePackReadError) -> MessagePackItemHeader {
+    package func header(at offset: Int) throws(MessagePackReadError) -> MessagePackItemHeader {
         let format = try byte(at: offset)
         switch format {
         case 0x00...0x7f, 0xe0...0xff, 0xc0, 0xc2, 0xc3: // fixints, nil, false, true
@@ -157,7 +162,7 @@ struct MessagePackReader {
     /// `MessagePackContainerSpan.minimumSize` bytes ends, so that the decoder
     /// can later jump over it instead of walking it again (see
     /// `MessagePackContainerSpan`).
-    func validateValue(at offset: Int, spans: inout [MessagePackContainerSpan]?) throws(MessagePackReadError) -> Int {
+    package func validateValue(at offset: Int, spans: inout [MessagePackContainerSpan]?) throws(MessagePackReadError) -> Int {
         // Most values nest only a few levels: a small stack buffer is cheaper to
         // touch than one sized for the limit, and deeper input simply starts over.
         if let end = try validateValue(at: offset, spans: &spans, stackLevels: 32) {
@@ -220,7 +225,7 @@ struct MessagePackReader {
 
     /// Returns the offset just past the value at `offset` without recursion,
     /// so skipping needs no depth limit of its own.
-    func skipValue(at offset: Int) throws(MessagePackReadError) -> Int {
+    package func skipValue(at offset: Int) throws(MessagePackReadError) -> Int {
         var position = offset
         var pending = 1
         while pending > 0 {
@@ -234,11 +239,11 @@ struct MessagePackReader {
 
     // MARK: Scalars
 
-    func isNil(at offset: Int) throws(MessagePackReadError) -> Bool {
+    package func isNil(at offset: Int) throws(MessagePackReadError) -> Bool {
         try byte(at: offset) == MessagePackFormat.nil
     }
 
-    func readBool(at offset: inout Int) throws(MessagePackReadError) -> Bool {
+    package func readBool(at offset: inout Int) throws(MessagePackReadError) -> Bool {
         let format = try byte(at: offset)
         switch format {
         case MessagePackFormat.true: offset += 1; return true
@@ -247,7 +252,7 @@ struct MessagePackReader {
         }
     }
 
-    func readInteger(at offset: inout Int) throws(MessagePackReadError) -> MessagePackInteger {
+    package func readInteger(at offset: inout Int) throws(MessagePackReadError) -> MessagePackInteger {
         let start = offset
         let format = try byte(at: start)
         switch format {
@@ -299,7 +304,7 @@ struct MessagePackReader {
         value < 0 ? .negative(value) : .nonNegative(UInt64(value))
     }
 
-    func readInteger<T: FixedWidthInteger>(_ type: T.Type, at offset: inout Int) throws(MessagePackReadError) -> T {
+    package func readInteger<T: FixedWidthInteger>(_ type: T.Type, at offset: inout Int) throws(MessagePackReadError) -> T {
         let start = offset
         let integer = try readInteger(at: &offset)
         guard let value = integer.converted(to: T.self) else {
@@ -309,7 +314,7 @@ struct MessagePackReader {
         return value
     }
 
-    func readDouble(at offset: inout Int) throws(MessagePackReadError) -> Double {
+    package func readDouble(at offset: inout Int) throws(MessagePackReadError) -> Double {
         let start = offset
         let format = try byte(at: start)
         switch format {
@@ -336,7 +341,7 @@ struct MessagePackReader {
         }
     }
 
-    func readFloat(at offset: inout Int) throws(MessagePackReadError) -> Float {
+    package func readFloat(at offset: inout Int) throws(MessagePackReadError) -> Float {
         let start = offset
         let format = try byte(at: start)
         switch format {
@@ -372,7 +377,7 @@ struct MessagePackReader {
     }
 
     /// Returns the payload range of the str value at `offset` and advances past it.
-    func readStringRange(at offset: inout Int) throws(MessagePackReadError) -> (start: Int, length: Int) {
+    package func readStringRange(at offset: inout Int) throws(MessagePackReadError) -> (start: Int, length: Int) {
         let start = offset
         let format = try byte(at: start)
         let payloadStart: Int
@@ -397,7 +402,7 @@ struct MessagePackReader {
         return (payloadStart, length)
     }
 
-    func readString(at offset: inout Int) throws(MessagePackReadError) -> String {
+    package func readString(at offset: inout Int) throws(MessagePackReadError) -> String {
         let start = offset
         let range = try readStringRange(at: &offset)
         guard let string = makeString(start: range.start, length: range.length) else {
@@ -408,7 +413,7 @@ struct MessagePackReader {
     }
 
     /// Builds a String from an in-bounds payload, or nil if it is not valid UTF-8.
-    func makeString(start: Int, length: Int) -> String? {
+    package func makeString(start: Int, length: Int) -> String? {
         if length == 0 { return "" }
         let raw = UnsafeRawBufferPointer(rebasing: bytes[start..<start + length])
         // `String(validating:as:)` is generic and instantiates type metadata on every
@@ -419,7 +424,8 @@ struct MessagePackReader {
         return String(decoding: raw.assumingMemoryBound(to: UInt8.self), as: UTF8.self)
     }
 
-    func readBinary(at offset: inout Int) throws(MessagePackReadError) -> Data {
+    /// Returns the payload range of the bin value at `offset` and advances past it.
+    package func readBinaryRange(at offset: inout Int) throws(MessagePackReadError) -> (start: Int, length: Int) {
         let start = offset
         let format = try byte(at: start)
         let payloadStart: Int
@@ -437,14 +443,46 @@ struct MessagePackReader {
         default:
             throw .typeMismatch(found: format, offset: start)
         }
-        let end = try end(ofPayloadAt: payloadStart, length: length)
-        offset = end
+        offset = try end(ofPayloadAt: payloadStart, length: length)
+        return (payloadStart, length)
+    }
+
+    package func readBinary(at offset: inout Int) throws(MessagePackReadError) -> Data {
+        let range = try readBinaryRange(at: &offset)
         // Copies, so the result never points into the caller's (memory-mapped) buffer.
-        return Data(UnsafeRawBufferPointer(rebasing: bytes[payloadStart..<end]))
+        return Data(UnsafeRawBufferPointer(rebasing: bytes[range.start..<range.start + range.length]))
+    }
+
+    /// Returns the type and payload range of the extension value (fixext or ext) at `offset`
+    /// and advances past it.
+    package func readExtensionRange(at offset: inout Int) throws(MessagePackReadError) -> (type: Int8, start: Int, length: Int) {
+        let start = offset
+        let format = try byte(at: start)
+        let typeOffset: Int
+        let length: Int
+        switch format {
+        case MessagePackFormat.fixext1...MessagePackFormat.fixext16:
+            typeOffset = start + 1
+            length = 1 << Int(format - MessagePackFormat.fixext1)
+        case MessagePackFormat.ext8:
+            typeOffset = start + 2
+            length = Int(try load(UInt8.self, at: start + 1))
+        case MessagePackFormat.ext16:
+            typeOffset = start + 3
+            length = Int(try load(UInt16.self, at: start + 1))
+        case MessagePackFormat.ext32:
+            typeOffset = start + 5
+            length = Int(try load(UInt32.self, at: start + 1))
+        default:
+            throw .typeMismatch(found: format, offset: start)
+        }
+        let type = try load(Int8.self, at: typeOffset)
+        offset = try end(ofPayloadAt: typeOffset + 1, length: length)
+        return (type, typeOffset + 1, length)
     }
 
     /// Reads the timestamp extension (type -1) in any of its three layouts.
-    func readTimestamp(at offset: inout Int) throws(MessagePackReadError) -> (seconds: Int64, nanoseconds: UInt32) {
+    package func readTimestamp(at offset: inout Int) throws(MessagePackReadError) -> (seconds: Int64, nanoseconds: UInt32) {
         let start = offset
         let format = try byte(at: start)
         let seconds: Int64
@@ -492,7 +530,7 @@ struct MessagePackReader {
     }
 
     /// Reads an array header and returns its element count.
-    func readArrayHeader(at offset: inout Int) throws(MessagePackReadError) -> Int {
+    package func readArrayHeader(at offset: inout Int) throws(MessagePackReadError) -> Int {
         let format = try byte(at: offset)
         switch format {
         case 0x90...0x9f, MessagePackFormat.array16, MessagePackFormat.array32:
@@ -505,7 +543,7 @@ struct MessagePackReader {
     }
 
     /// Reads a map header and returns its entry count.
-    func readMapHeader(at offset: inout Int) throws(MessagePackReadError) -> Int {
+    package func readMapHeader(at offset: inout Int) throws(MessagePackReadError) -> Int {
         let format = try byte(at: offset)
         switch format {
         case 0x80...0x8f, MessagePackFormat.map16, MessagePackFormat.map32:
