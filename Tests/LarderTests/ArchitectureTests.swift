@@ -2,16 +2,18 @@ import Foundation
 import Testing
 
 /// The layering of Documentation/Architecture.md, checked on the sources: only the LMDB layer
-/// sees LMDB, and it names no type of the layers above it.
+/// sees LMDB, and it names no type of the layers above it; the MessagePack format lives in
+/// `LarderMessagePack` alone, which depends on the toolchain only.
 @Suite("Architecture")
 struct ArchitectureTests {
-    static let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("Sources/Larder")
+    static let allSources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("Sources")
+    static let sources = allSources.appendingPathComponent("Larder")
 
     /// The Swift files under `Sources/Larder/<folder>` (every folder when `nil`), with their code
     /// lines (comments dropped).
-    static func codeLines(inFolder folder: String?, excluding excluded: String? = nil) throws -> [(file: String, line: String)] {
-        let root = folder.map { sources.appendingPathComponent($0) } ?? sources
+    static func codeLines(inFolder folder: String?, excluding excluded: String? = nil, under base: URL = sources) throws -> [(file: String, line: String)] {
+        let root = folder.map { base.appendingPathComponent($0) } ?? base
         let enumerator = try #require(FileManager.default.enumerator(atPath: root.path))
         var lines: [(String, String)] = []
         while let relative = enumerator.nextObject() as? String {
@@ -43,5 +45,37 @@ struct ArchitectureTests {
             above.contains { name in line.range(of: "\\b" + name + "\\b", options: .regularExpression) != nil && !line.hasPrefix("\"") }
         }
         #expect(uses.isEmpty, "\(uses.map { "\($0.file): \($0.line)" })")
+    }
+
+    /// One MessagePack reader and writer for everybody: no file outside `Sources/LarderMessagePack`
+    /// declares a type whose name starts with `MessagePack`, except the archivers of
+    /// `Larder/Archiving` (`MessagePackArchiver`), which put the format into a store.
+    @Test func onlyLarderMessagePackDefinesMessagePackTypes() throws {
+        let declaration = #"\b(struct|enum|class|actor|protocol|typealias)\s+MessagePack\w*"#
+        let declared = try Self.codeLines(inFolder: nil, excluding: "LarderMessagePack", under: Self.allSources).filter { file, line in
+            guard let range = line.range(of: declaration, options: .regularExpression) else { return false }
+            let isArchiver = file.hasPrefix("Larder/Archiving/") && line[range].hasSuffix("Archiver")
+            return !isArchiver
+        }
+        #expect(declared.isEmpty, "\(declared.map { "\($0.file): \($0.line)" })")
+        let own = try Self.codeLines(inFolder: "LarderMessagePack", under: Self.allSources).filter { _, line in
+            line.range(of: #"\bstruct\s+MessagePackReader\b"#, options: .regularExpression) != nil
+        }
+        #expect(own.count == 1, "the shared reader is not where Architecture.md says: \(own)")
+    }
+
+    /// `LarderMessagePack` is layer 0: it imports the toolchain's modules and nothing of Larder's.
+    @Test func larderMessagePackImportsOnlyTheToolchain() throws {
+        let toolchain: Set<String> = ["Swift", "Foundation", "FoundationEssentials", "Synchronization", "Glibc", "Musl", "Darwin"]
+        let lines = try Self.codeLines(inFolder: "LarderMessagePack", under: Self.allSources)
+        #expect(lines.count > 100, "found only \(lines.count) lines of LarderMessagePack")
+        let imports = lines.compactMap { file, line -> (String, String)? in
+            guard let range = line.range(of: #"^(@\w+\s+)*((public|package|internal|private|fileprivate)\s+)?import\s+(\w+\s+)?"#,
+                                         options: .regularExpression) else { return nil }
+            return (file, String(line[range.upperBound...].prefix { $0.isLetter || $0.isNumber || $0 == "_" }))
+        }
+        #expect(!imports.isEmpty)
+        let foreign = imports.filter { !toolchain.contains($0.1) }
+        #expect(foreign.isEmpty, "\(foreign.map { "\($0.0): import \($0.1)" })")
     }
 }
