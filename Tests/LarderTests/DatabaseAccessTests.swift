@@ -200,3 +200,32 @@ struct RelationshipsWriterTests {
         }
     }
 }
+
+/// Code written against 0.1 keeps compiling against the built module: the shared protocol adds
+/// no overload that captures an existing call, and the old relationship write methods only warn.
+@Suite("DatabaseAccess: existing code compiles")
+struct DatabaseAccessCompatibilityTests {
+    @Test(.enabled(if: TopLevelAwaitTests.compiler != nil && TopLevelAwaitTests.modules != nil, "needs swiftc and the built Larder module"))
+    func existingCallsKeepTheirMeaning() throws {
+        let diagnostics = try TopLevelAwaitTests.typeCheck("""
+            import Larder
+            struct Item: Codable, Sendable, Persistable { static let collection = "items"; var id: String }
+            func run(_ db: Database, _ graph: RelationshipsHandle) async throws -> Int {
+                let connection = db.newConnection()
+                try db.undo()                       // synchronous, no await, in an async function
+                try await connection.write(undoable: "Add") { try $0.write(Item(id: "a")) }
+                try connection.redo()               // new on a connection, synchronous too
+                let count = try await connection.read { try $0.numberOfKeys(inCollection: "items") }
+                let names = try await db.write { txn in try txn.readAll(Item.self).map(\\.id) }
+                try await db.write { txn in
+                    try txn.addEdge("x", from: Item.index(forKey: "a"), to: Item.index(forKey: "b"), in: graph)
+                    _ = try txn[graph].edges(from: Item.index(forKey: "a"))
+                }
+                return count + names.count
+            }
+            """)
+        #expect(!diagnostics.contains("error:"), "\(diagnostics)")
+        #expect(!diagnostics.contains(TopLevelAwaitTests.warning), "\(diagnostics)")
+        #expect(diagnostics.contains("'addEdge(_:from:to:rules:in:)' is deprecated") && diagnostics.contains("txn[handle].addEdge"), "\(diagnostics)")
+    }
+}
