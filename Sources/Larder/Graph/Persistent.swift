@@ -11,7 +11,10 @@ import Synchronization
 /// ```
 ///
 /// It reads and writes through a connection of its own (and its cache). The value is stored as
-/// the object at (`collection`, `key`): any other code may read or write it there too.
+/// the object at (`collection`, `key`): any other code may read or write it there too. Inside a
+/// transaction, and from asynchronous code, use ``update(in:_:)``, ``set(_:in:)``,
+/// ``reset(in:)`` and ``value(in:)``: `try await db.write { try launches.update(in: $0) { $0 += 1 } }`
+/// runs on the database's writer thread.
 public final class Persistent<Value: Codable & Sendable>: Sendable {
     /// The collection single values are kept in unless another is named.
     public static var defaultCollection: String { "larder.persistent" }
