@@ -227,8 +227,8 @@ struct RelationshipsTests {
                 try txn.write(pageA)
                 try txn.write(pageB)
                 try txn.write(shape)
-                try txn.addEdge("linksTo", from: pageA.index, to: pageB.index, in: graph)
-                try txn.addEdge("uses", from: pageB.index, to: shape.index, rules: .deleteDestinationWithSource, in: graph)
+                try txn[graph].addEdge("linksTo", from: pageA.index, to: pageB.index)
+                try txn[graph].addEdge("uses", from: pageB.index, to: shape.index, rules: .deleteDestinationWithSource)
             }
             try db.read { txn throws in
                 let edge = try #require(try txn[graph].edges(from: pageA).first)
@@ -251,9 +251,9 @@ struct RelationshipsTests {
                 #expect(try txn.numberOfKeys(inCollection: graph.manualEdgesCollection) == 0)
             }
             try db.write { txn throws in
-                try txn.addEdge("linksTo", from: pageA.index, to: DocPage.index(forKey: "elsewhere"), in: graph)
-                #expect(try txn.removeEdge("linksTo", from: pageA.index, to: DocPage.index(forKey: "elsewhere"), in: graph))
-                #expect(try !txn.removeEdge("linksTo", from: pageA.index, to: DocPage.index(forKey: "elsewhere"), in: graph))
+                try txn[graph].addEdge("linksTo", from: pageA.index, to: DocPage.index(forKey: "elsewhere"))
+                #expect(try txn[graph].removeEdge("linksTo", from: pageA.index, to: DocPage.index(forKey: "elsewhere")))
+                #expect(try !txn[graph].removeEdge("linksTo", from: pageA.index, to: DocPage.index(forKey: "elsewhere")))
             }
             #expect(try db.read { try $0.hasObject(forKey: "a", inCollection: "pages") })  // removing an edge deletes no end
             #expect(try db.verifyExtensions().isEmpty)
@@ -290,11 +290,11 @@ struct RelationshipsTests {
                 try writeDocument("orphan", pages: 1, in: txn)
                 try txn.setRoot(Ref<Doc>(id: "main"), named: "main")
             }
-            let deleted = try db.write { try $0.collectGarbage(in: handle) }
+            let deleted = try db.write { try $0[handle].collectGarbage() }
             let orphan = ["orphan", "orphan.0", "orphan.0.0", "orphan.0.1"] + (0..<2).flatMap { l in (0..<3).map { "orphan.0.\(l).\($0)" } }
             #expect(Set(deleted.map(\.key)) == Set(orphan))
             #expect(try db.read { try $0.numberOfKeys(inCollection: "shapes") } == 12)
-            #expect(try db.write { try $0.collectGarbage(in: handle) } == [])
+            #expect(try db.write { try $0[handle].collectGarbage() } == [])
 
             // Dropping a page from the document leaves it unreachable; it is collected on request.
             try db.write { txn throws in
@@ -303,7 +303,7 @@ struct RelationshipsTests {
                 try txn.write(main)
             }
             #expect(try db.read { try $0.numberOfKeys(inCollection: "pages") } == 2)
-            #expect(try db.write { try $0.collectGarbage(in: handle) }.count == 1 + 2 + 6)
+            #expect(try db.write { try $0[handle].collectGarbage() }.count == 1 + 2 + 6)
             #expect(try db.read { try $0.keys(inCollection: "pages") } == ["main.0"])
             #expect(try db.verifyExtensions().isEmpty)
         }
@@ -385,7 +385,7 @@ struct RelationshipsTests {
             // An extension that is not registered here.
             let missing = RelationshipsHandle(name: "missing")
             #expect(throws: LarderError.self) { try db.read { try $0[missing].edgeCount(from: DocPage.index(forKey: "p")) } }
-            #expect(throws: LarderError.self) { try db.write { try $0.addEdge("x", from: DocPage.index(forKey: "p"), to: DocPage.index(forKey: "q"), in: missing) } }
+            #expect(throws: LarderError.self) { try db.write { try $0[missing].addEdge("x", from: DocPage.index(forKey: "p"), to: DocPage.index(forKey: "q")) } }
             // A value of another type in a source collection declares no edges.
             try db.write { try $0.setObject("not a page", forKey: "odd", inCollection: "pages") }
             #expect(try db.read { try $0[graph].edgeCount(from: DocPage.index(forKey: "odd")) } == 0)

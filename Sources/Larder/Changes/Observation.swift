@@ -73,17 +73,18 @@ public struct ObjectObservation<Value: Sendable>: AsyncSequence, Sendable {
     let lease: SubscriptionLease
     /// Whether a changeset may change the value.
     let isRelevant: @Sendable (Changeset) -> Bool
-    let connection: Connection
+    /// What the values are read through (a connection, with its cache and pinned snapshot).
+    let reader: any DatabaseAccess
     let read: @Sendable (ReadTransaction) throws -> Value?
 
-    init(lease: SubscriptionLease, index: YapDB.Index, connection: Connection, read: @escaping @Sendable (ReadTransaction) throws -> Value?) {
-        self.init(lease: lease, isRelevant: { $0.hasObjectChange(for: index) }, connection: connection, read: read)
+    init(lease: SubscriptionLease, index: YapDB.Index, reader: any DatabaseAccess, read: @escaping @Sendable (ReadTransaction) throws -> Value?) {
+        self.init(lease: lease, isRelevant: { $0.hasObjectChange(for: index) }, reader: reader, read: read)
     }
 
-    init(lease: SubscriptionLease, isRelevant: @escaping @Sendable (Changeset) -> Bool, connection: Connection, read: @escaping @Sendable (ReadTransaction) throws -> Value?) {
+    init(lease: SubscriptionLease, isRelevant: @escaping @Sendable (Changeset) -> Bool, reader: any DatabaseAccess, read: @escaping @Sendable (ReadTransaction) throws -> Value?) {
         self.lease = lease
         self.isRelevant = isRelevant
-        self.connection = connection
+        self.reader = reader
         self.read = read
     }
 
@@ -108,7 +109,7 @@ public struct ObjectObservation<Value: Sendable>: AsyncSequence, Sendable {
                 if Task.isCancelled { return nil }
             }
             let read = observation.read
-            let (value, commit) = try await observation.connection.read { txn in (try read(txn), txn.lastCommit) }
+            let (value, commit) = try await observation.reader.read { txn in (try read(txn), txn.lastCommit) }
             seen = commit
             return .some(value)
         }
@@ -136,29 +137,18 @@ extension Database {
         environment.whileOpen { hub.poll(environment) }
     }
 
-    /// The object `id` of type `T`, now and after every commit that changes it, read through a
-    /// connection of its own; see ``Connection/observe(_:id:)-98xuq``.
-    public func observe<T: Persistable & Saveable & Sendable>(_ type: T.Type, id: T.ID) -> ObjectObservation<T> {
-        newConnection().observe(T.self, id: id)
-    }
-
-    /// The object `id` of type `T`, now and after every commit that changes it.
-    @_disfavoredOverload
-    public func observe<T: Persistable & Codable & Sendable>(_ type: T.Type, id: T.ID) -> ObjectObservation<T> {
-        newConnection().observe(T.self, id: id)
-    }
-
     /// How many change observers are live (for tests and diagnostics).
     var observerCount: Int { shared.changeHub.subscriberCount }
 }
 
-extension Connection {
-    /// The object `id` of type `T`, now and after every commit that changes it, read through this
-    /// connection (and its cache). On a connection with a pinned snapshot the values come from the
-    /// pinned snapshot: observe through an unpinned connection to follow the newest commit.
+extension DatabaseAccess {
+    /// The object `id` of type `T`, now and after every commit that changes it, read through
+    /// this database or connection (and its cache). On a connection with a pinned snapshot the
+    /// values come from the pinned snapshot: observe through an unpinned connection to follow the
+    /// newest commit.
     ///
     /// ```swift
-    /// for try await product in connection.observe(Product.self, id: "p1") {
+    /// for try await product in db.observe(Product.self, id: "p1") {
     ///     show(product)  // nil while there is no such product
     /// }
     /// ```
@@ -166,7 +156,7 @@ extension Connection {
         let key = T.key(for: id)
         return ObjectObservation(
             lease: SubscriptionLease(database: database, collection: T.collection, keepsDetails: false), index: T.index(forKey: key),
-            connection: self, read: { try $0.object(forKey: key, inCollection: T.collection, as: T.self) })
+            reader: self, read: { try $0.object(forKey: key, inCollection: T.collection, as: T.self) })
     }
 
     /// The object `id` of type `T`, now and after every commit that changes it.
@@ -175,6 +165,6 @@ extension Connection {
         let key = T.key(for: id)
         return ObjectObservation(
             lease: SubscriptionLease(database: database, collection: T.collection, keepsDetails: false), index: T.index(forKey: key),
-            connection: self, read: { try $0.object(forKey: key, inCollection: T.collection, as: T.self) })
+            reader: self, read: { try $0.object(forKey: key, inCollection: T.collection, as: T.self) })
     }
 }

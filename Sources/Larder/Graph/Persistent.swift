@@ -11,7 +11,10 @@ import Synchronization
 /// ```
 ///
 /// It reads and writes through a connection of its own (and its cache). The value is stored as
-/// the object at (`collection`, `key`): any other code may read or write it there too.
+/// the object at (`collection`, `key`): any other code may read or write it there too. Inside a
+/// transaction, and from asynchronous code, use ``update(in:_:)``, ``set(_:in:)``,
+/// ``reset(in:)`` and ``value(in:)``: `try await db.write { try launches.update(in: $0) { $0 += 1 } }`
+/// runs on the database's writer thread.
 public final class Persistent<Value: Codable & Sendable>: Sendable {
     /// The collection single values are kept in unless another is named.
     public static var defaultCollection: String { "larder.persistent" }
@@ -97,31 +100,73 @@ public final class Persistent<Value: Codable & Sendable>: Sendable {
     /// - Throws: what `body` throws (nothing is stored then), or a ``LarderError``.
     @discardableResult
     public func update(_ body: (inout Value) throws -> Void) throws -> Value {
-        try connection.write { txn in
-            var value = try read(txn) ?? defaultValue
-            try body(&value)
-            try store(value, in: txn)
-            return value
-        }
+        try connection.write { try update(in: $0, body) }
     }
 
     /// Stores `value`.
     /// - Throws: ``LarderError`` when it does not encode or (bound to a root) its key is invalid.
     public func set(_ value: Value) throws {
-        try connection.write { try store(value, in: $0) }
+        try connection.write { try set(value, in: $0) }
     }
 
     /// Forgets the value: ``value`` is the default again. Bound to a key, the stored value is
     /// removed; bound to a root, the root is (the value it named stays stored).
     /// - Throws: ``LarderError`` when the write fails (the value is then still stored).
     public func reset() throws {
-        _ = try connection.write { txn in
-            if let index {
-                try txn.removeObject(forKey: index.key, inCollection: index.collection)
-            } else if let rootName {
-                try txn.removeRoot(named: rootName)
-            }
+        try connection.write { try reset(in: $0) }
+    }
+
+    // MARK: Inside a transaction
+
+    /// The value as `txn` sees it (the default while none is stored).
+    /// - Throws: ``LarderError`` when the stored bytes do not decode as `Value`.
+    public func value(in txn: ReadTransaction) throws -> Value {
+        try read(txn) ?? defaultValue
+    }
+
+    /// Changes the value with `body` in `txn` and returns the new value: together with whatever
+    /// else `txn` writes, and, in an asynchronous write, on the database's writer thread.
+    ///
+    /// ```swift
+    /// let launches = try Persistent(db, key: "launches", default: 0)
+    /// let count = try await db.write { try launches.update(in: $0) { $0 += 1 } }
+    /// ```
+    /// - Throws: what `body` throws (the transaction then has stored nothing for it), or a
+    ///   ``LarderError``.
+    /// - Precondition: `txn` is a transaction of this value's store.
+    @discardableResult
+    public func update(in txn: ReadWriteTransaction, _ body: (inout Value) throws -> Void) throws -> Value {
+        checkStore(of: txn)
+        var value = try read(txn) ?? defaultValue
+        try body(&value)
+        try store(value, in: txn)
+        return value
+    }
+
+    /// Stores `value` in `txn` (see ``update(in:_:)``).
+    /// - Throws: ``LarderError`` when it does not encode or (bound to a root) its key is invalid.
+    /// - Precondition: `txn` is a transaction of this value's store.
+    public func set(_ value: Value, in txn: ReadWriteTransaction) throws {
+        checkStore(of: txn)
+        try store(value, in: txn)
+    }
+
+    /// Forgets the value in `txn`, as ``reset()`` does.
+    /// - Throws: ``LarderError`` when the write fails.
+    /// - Precondition: `txn` is a transaction of this value's store.
+    public func reset(in txn: ReadWriteTransaction) throws {
+        checkStore(of: txn)
+        if let index {
+            try txn.removeObject(forKey: index.key, inCollection: index.collection)
+        } else if let rootName {
+            try txn.removeRoot(named: rootName)
         }
+    }
+
+    private func checkStore(of txn: ReadTransaction) {
+        precondition(
+            txn.database.environment === database.environment,
+            "Larder misuse: a Persistent value was written in a transaction of another store. Use a transaction of the database it was made with.")
     }
 
     /// The value now, then after every commit that changes it, from any connection or process
@@ -133,7 +178,7 @@ public final class Persistent<Value: Codable & Sendable>: Sendable {
         let observation: ObjectObservation<Value>
         if let index {
             observation = ObjectObservation(
-                lease: SubscriptionLease(database: database, collection: index.collection), index: index, connection: connection,
+                lease: SubscriptionLease(database: database, collection: index.collection), index: index, reader: connection,
                 read: { try $0.object(forKey: index.key, inCollection: index.collection, as: Value.self) })
         } else {
             let rootEntry = YapDB.Index(collection: ReadWriteTransaction.rootsCollection, key: rootName ?? "")
@@ -143,7 +188,7 @@ public final class Persistent<Value: Codable & Sendable>: Sendable {
                 isRelevant: { changes in
                     changes.hasObjectChange(for: rootEntry) || target.withLock { $0 }.map { changes.hasObjectChange(for: $0) } ?? false
                 },
-                connection: connection,
+                reader: connection,
                 read: { txn in
                     let index = try txn.rootIndex(named: rootEntry.key)
                     target.withLock { $0 = index }

@@ -4,8 +4,8 @@ import Synchronization
 /// writes, with its own caches of decoded objects and metadata and, when asked, a pinned snapshot.
 ///
 /// A connection is `Sendable` and may be used from several threads; its transactions behave as
-/// the database's do (``Database/read(_:)-9an1w``,
-/// ``Database/write(_:)-70ium``).
+/// the database's do, and it has the same conveniences (``DatabaseAccess``: asynchronous reads
+/// and writes, undoable writes, undo and redo, typed reads and writes, observation).
 ///
 /// ```swift
 /// let connection = db.newConnection()
@@ -25,7 +25,7 @@ import Synchronization
 /// ``pinSnapshot()`` keeps the connection's reads on one snapshot, ``advanceSnapshot()`` moves them
 /// to the newest commit in one step and returns the changesets skipped. The guide
 /// `Documentation/Changes.md` shows the pattern.
-public final class Connection: Sendable {
+public final class Connection: DatabaseAccess {
     /// The database this connection belongs to.
     public let database: Database
     let core: ConnectionCore
@@ -42,29 +42,29 @@ public final class Connection: Sendable {
         core.unpin(database.environment)
     }
 
-    /// Runs `body` in a read-only transaction; see ``Database/read(_:)-9an1w``.
+    /// Runs `body` in a read-only transaction (see ``DatabaseAccess``).
     /// With a pinned snapshot, `body` reads the pinned snapshot.
     /// - Throws: what `body` throws, or a ``LarderError`` if the transaction cannot begin.
     public func read<R>(_ body: (ReadTransaction) throws -> R) throws -> R {
         try database.performRead(on: core, body)
     }
 
-    /// Runs `body` in a read-write transaction; see ``Database/write(_:)-70ium``.
+    /// Runs `body` in a read-only transaction from asynchronous code. A read transaction never
+    /// waits for writers, so this runs on the calling task.
+    /// - Throws: what `body` throws, or a ``LarderError`` if the transaction cannot begin.
+    public func read<R: Sendable>(_ body: @Sendable (ReadTransaction) throws -> R) async throws -> R {
+        try database.performRead(on: core, body)
+    }
+
+    /// Runs `body` in a read-write transaction on the calling thread (see ``DatabaseAccess``).
     /// A write always starts from the newest commit, pinned snapshot or not.
     /// - Throws: what `body` throws, or a ``LarderError`` if the transaction cannot begin or commit.
     public func write<R>(_ body: (ReadWriteTransaction) throws -> R) throws -> R {
         try database.performWrite(on: core, body)
     }
 
-    /// Runs `body` in a read-only transaction from asynchronous code.
-    /// - Throws: what `body` throws, or a ``LarderError`` if the transaction cannot begin.
-    public func read<R: Sendable>(_ body: @Sendable (ReadTransaction) throws -> R) async throws -> R {
-        try database.performRead(on: core, body)
-    }
-
     /// Runs `body` in a read-write transaction on the writer thread, committed together with
-    /// other asynchronous writes waiting at the same time; see
-    /// ``Database/write(_:)-16jpu``.
+    /// other asynchronous writes waiting at the same time (see ``DatabaseAccess``).
     /// - Throws: what `body` throws, or a ``LarderError`` if the transaction cannot begin or commit.
     public func write<R: Sendable>(_ body: @escaping @Sendable (ReadWriteTransaction) throws -> R) async throws -> R {
         try await database.enqueueWrite(on: core, body)

@@ -22,7 +22,10 @@ import Synchronization
 /// Reads never wait for writers. Writes are serialized: synchronous writes run on the calling
 /// thread; asynchronous writes run, in order, on a thread of the database's own, never on
 /// Swift's cooperative pool.
-public final class Database: Sendable {
+///
+/// What a `Database` shares with a ``Connection`` — transactions, undo and redo, one-call reads
+/// and writes of ``Persistable`` values, observation — comes from ``DatabaseAccess``.
+public final class Database: DatabaseAccess {
     /// The path the database was opened with.
     public let path: String
     /// The configuration this database was opened with (the environment's may be another
@@ -99,7 +102,10 @@ public final class Database: Sendable {
         try environment.sync()
     }
 
-    // MARK: Transactions
+    // MARK: Transactions (DatabaseAccess)
+
+    /// The database itself (``DatabaseAccess`` conformance).
+    public var database: Database { self }
 
     /// Runs `body` in a read-only transaction: a consistent snapshot of the store as of its start.
     ///
@@ -125,9 +131,8 @@ public final class Database: Sendable {
         try performWrite(on: core, body)
     }
 
-    /// Runs `body` in a read-only transaction from asynchronous code.
-    ///
-    /// A read transaction never waits for writers, so this runs on the calling task.
+    /// Runs `body` in a read-only transaction from asynchronous code. A read transaction never
+    /// waits for writers, so this runs on the calling task.
     /// - Throws: what `body` throws, or a ``LarderError`` if the transaction cannot begin.
     public func read<R: Sendable>(_ body: @Sendable (ReadTransaction) throws -> R) async throws -> R {
         try performRead(on: core, body)

@@ -10,7 +10,7 @@ struct UndoCapture {
 
     /// The name of the step.
     let name: String
-    /// The group the step joins, if it is made inside ``Database/undoGroup(named:_:)``.
+    /// The group the step joins, if it is made inside ``DatabaseAccess/undoGroup(named:_:)``.
     let group: UndoGroup?
     /// The images before the transaction, by index.
     private(set) var before: [YapDB.Index: Image] = [:]

@@ -1,7 +1,7 @@
 import Foundation
 import Synchronization
 
-/// Undoable writes made inside ``Database/undoGroup(named:_:)``: they join one step. Found
+/// Undoable writes made inside ``DatabaseAccess/undoGroup(named:_:)``: they join one step. Found
 /// through a task-local value, so that it follows the code that opened it, on its thread and in
 /// its child tasks.
 final class UndoGroup: Sendable {

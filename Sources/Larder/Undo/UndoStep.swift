@@ -14,8 +14,8 @@ public struct UndoStep: Sendable, Hashable, Identifiable {
 
 /// The undo history in the store at one moment.
 public struct UndoHistory: Sendable, Hashable {
-    /// The steps that can be undone, oldest first: ``Database/undo()`` reverts the last.
+    /// The steps that can be undone, oldest first: ``DatabaseAccess/undo()`` reverts the last.
     public let undoable: [UndoStep]
-    /// The steps that can be redone, next first: ``Database/redo()`` re-applies the first.
+    /// The steps that can be redone, next first: ``DatabaseAccess/redo()`` re-applies the first.
     public let redoable: [UndoStep]
 }

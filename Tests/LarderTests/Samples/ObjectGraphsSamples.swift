@@ -182,7 +182,7 @@ struct ObjectGraphsSamples: SampleSuite {
             .edges(from: Layer.self) { layer in layer.shapes.map { .init("shapes", to: $0) } }
             .collectingGarbage(in: ["pages", "layers", "shapes"], afterWrites: true)
         let relationships = try db.register(graph, named: "graph")
-        let deleted = try db.write { try $0.collectGarbage(in: relationships) }   // on request
+        let deleted = try db.write { try $0[relationships].collectGarbage() }   // on request
 
         #expect(deleted == [Page.index(forKey: "orphan")])
         #expect(try db.read { try $0.read(Page.self, key: "kept") } != nil)
@@ -242,6 +242,17 @@ struct ObjectGraphsSamples: SampleSuite {
         try await watcher.value
         #expect(environment.printed.contains("launches: 2"))
         #expect(environment.printed.contains("changed to 2"))
+    }
+
+    @Test func persistentValuesFromAsynchronousCode() async throws {
+        let db = try sampleStore()
+
+        let launches = try Persistent(db, key: "launches", default: 0)
+        let count = try await db.write { try launches.update(in: $0) { $0 += 1 } }
+        try await db.write { try launches.set(0, in: $0) }
+
+        #expect(count == 1)
+        #expect(try launches.value == 0)
     }
 
     @Test func persistentValueBoundToARoot() throws {

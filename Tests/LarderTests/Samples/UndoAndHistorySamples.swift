@@ -30,6 +30,17 @@ struct UndoAndHistorySamples: SampleSuite {
         #expect(try db.read { try $0.read(Product.self, key: "p1") }?.name == "Claw hammer")
     }
 
+    @Test func undoAndRedoFromAsynchronousCode() async throws {
+        let db = try sampleStore()
+        try await db.write(undoable: "Add") { try $0.write(Product(id: "p1", name: "Hammer", price: 10)) }
+
+        let step = try await db.write { try $0.undo() }   // the UndoStep undone, nil when none
+        _ = try await db.write { try $0.redo() }
+
+        #expect(step?.name == "Add")
+        #expect(try db.read(Product.self, key: "p1")?.name == "Hammer")
+    }
+
     @Test func readingTheHistory() throws {
         let db = try sampleStore()
         try db.write(undoable: "Add") { try $0.write(Product(id: "p1", name: "Hammer", price: 10)) }

@@ -2,35 +2,55 @@ import Foundation
 
 /// Persistent undo and redo.
 ///
-/// A write made with ``write(undoable:_:)-(_,(ReadWriteTransaction)->R)`` records an undo step:
+/// A write made with `write(undoable:_:)` records an undo step:
 /// for every index it changed (objects and metadata, including what delete rules and garbage
 /// collection changed), the stored bytes before and after. ``undo()`` puts the bytes before back,
 /// ``redo()`` the bytes after, each in a new write transaction that goes through the normal write
 /// path, so views, indexes, relationships, caches and observers follow. The history lives in the
 /// store: it survives closing the database and restarting the process, and every process sees the
-/// same one.
+/// same one. A ``Database`` and every ``Connection`` of it share that history.
 ///
 /// ```swift
 /// try db.write(undoable: "Rename product") { try $0.write(renamed) }
 /// try db.undo()     // the old name is back
 /// try db.redo()     // the new one again
 /// ```
-extension Database {
+///
+/// From asynchronous code, undo and redo inside an asynchronous write, which runs them on the
+/// database's writer thread (``ReadWriteTransaction/undo()``):
+///
+/// ```swift
+/// try await db.write { try $0.undo() }
+/// ```
+extension DatabaseAccess {
     /// Runs `body` in a write transaction recorded as one undo step named `name`. A new step drops
     /// the steps that were undone (they can no longer be redone); a write that changes nothing
-    /// records nothing. Inside ``undoGroup(named:_:)-2hp4a`` the step joins the group's.
+    /// records nothing. Inside `undoGroup(named:_:)` the step joins the group's.
     /// - Throws: what `body` throws (nothing is recorded or committed then), or a ``LarderError``.
     @discardableResult
     public func write<R>(undoable name: String, _ body: (ReadWriteTransaction) throws -> R) throws -> R {
-        try core.undoableWrite(self, named: name, body)
+        let group = currentUndoGroup
+        return try write { txn in
+            txn.beginUndoableStep(named: name, group: group)
+            return try body(txn)
+        }
     }
 
-    /// Runs `body` as an undoable write from asynchronous code (group-committed with other
-    /// asynchronous writes); see ``write(undoable:_:)-(_,(ReadWriteTransaction)->R)``.
+    /// Runs `body` as an undoable write from asynchronous code, on the writer thread and
+    /// group-committed with other asynchronous writes; see the synchronous form.
     /// - Throws: what `body` throws, or a ``LarderError``.
     @discardableResult
     public func write<R: Sendable>(undoable name: String, _ body: @escaping @Sendable (ReadWriteTransaction) throws -> R) async throws -> R {
-        try await core.undoableWrite(self, named: name, body)
+        let group = currentUndoGroup
+        return try await write { txn in
+            txn.beginUndoableStep(named: name, group: group)
+            return try body(txn)
+        }
+    }
+
+    /// The undo group of this store that the current task is in, if any.
+    private var currentUndoGroup: UndoGroup? {
+        UndoGroup.current.flatMap { $0.environment == ObjectIdentifier(database.environment) ? $0 : nil }
     }
 
     /// Makes the undoable writes `body` makes (on any connection of this store, on this thread or
@@ -47,38 +67,43 @@ extension Database {
     /// middle of a group, the group goes on in a new step.
     /// - Throws: what `body` throws (the undoable writes that committed before stay in the step).
     public func undoGroup<R>(named name: String, _ body: () throws -> R) rethrows -> R {
-        if UndoGroup.current?.environment == ObjectIdentifier(environment) { return try body() }
-        return try UndoGroup.$current.withValue(UndoGroup(name: name, environment: ObjectIdentifier(environment)), operation: body)
+        let environment = ObjectIdentifier(database.environment)
+        if UndoGroup.current?.environment == environment { return try body() }
+        return try UndoGroup.$current.withValue(UndoGroup(name: name, environment: environment), operation: body)
     }
 
     /// Makes the undoable writes of `body` one undo step, from asynchronous code; see
-    /// ``undoGroup(named:_:)-2hp4a``.
+    /// the synchronous form.
     /// - Throws: what `body` throws.
     public func undoGroup<R>(named name: String, _ body: () async throws -> R) async rethrows -> R {
-        if UndoGroup.current?.environment == ObjectIdentifier(environment) { return try await body() }
-        return try await UndoGroup.$current.withValue(UndoGroup(name: name, environment: ObjectIdentifier(environment)), operation: body)
+        let environment = ObjectIdentifier(database.environment)
+        if UndoGroup.current?.environment == environment { return try await body() }
+        return try await UndoGroup.$current.withValue(UndoGroup(name: name, environment: environment), operation: body)
     }
 
-    /// Reverts the newest step that is not undone, in a new write transaction, and returns it;
-    /// `nil` when there is nothing to undo.
+    /// Reverts the newest step that is not undone, in a new write transaction on the calling
+    /// thread, and returns it; `nil` when there is nothing to undo. From asynchronous code,
+    /// `try await db.write { try $0.undo() }` does the same on the writer thread.
     /// - Throws: ``LarderError/Code/undoConflict`` when a value the step covers changed since the
     ///   step was made (by a write that was not undoable, or another process): nothing is changed,
     ///   and the step stays (``clearUndoHistory()`` forgets it).
     @discardableResult
     public func undo() throws -> UndoStep? {
-        try write { txn in try UndoStack.apply(direction: .undo, in: txn) }
+        try write { try $0.undo() }
     }
 
-    /// Re-applies the step undone last, in a new write transaction, and returns it; `nil` when
-    /// there is nothing to redo.
+    /// Re-applies the step undone last, in a new write transaction on the calling thread, and
+    /// returns it; `nil` when there is nothing to redo. From asynchronous code,
+    /// `try await db.write { try $0.redo() }` does the same on the writer thread.
     /// - Throws: ``LarderError/Code/undoConflict`` when a value the step covers changed since it
     ///   was undone; nothing is changed.
     @discardableResult
     public func redo() throws -> UndoStep? {
-        try write { txn in try UndoStack.apply(direction: .redo, in: txn) }
+        try write { try $0.redo() }
     }
 
-    /// The steps in the store: those that can be undone and those that can be redone.
+    /// The steps in the store: those that can be undone and those that can be redone (on a
+    /// ``Connection`` with a pinned snapshot, those of the pinned snapshot).
     /// - Throws: ``LarderError/Code/corruptValue`` when the stored history does not decode.
     public func undoHistory() throws -> UndoHistory {
         try read { try UndoStack.history(in: $0.lmdb) }
@@ -112,41 +137,5 @@ extension Database {
     /// - Throws: ``LarderError`` when the write fails; the steps are then kept.
     public func clearUndoHistory() throws {
         try write { try UndoStack.clear(in: $0.lmdb) }
-    }
-}
-
-extension Connection {
-    /// Runs `body` in a write transaction recorded as one undo step named `name`; see
-    /// ``Database/write(undoable:_:)-92d84``.
-    /// - Throws: what `body` throws, or a ``LarderError``.
-    @discardableResult
-    public func write<R>(undoable name: String, _ body: (ReadWriteTransaction) throws -> R) throws -> R {
-        try core.undoableWrite(database, named: name, body)
-    }
-
-    /// Runs `body` as an undoable write from asynchronous code; see
-    /// ``Database/write(undoable:_:)-3gept``.
-    /// - Throws: what `body` throws, or a ``LarderError``.
-    @discardableResult
-    public func write<R: Sendable>(undoable name: String, _ body: @escaping @Sendable (ReadWriteTransaction) throws -> R) async throws -> R {
-        try await core.undoableWrite(database, named: name, body)
-    }
-}
-
-extension ConnectionCore {
-    func undoableWrite<R>(_ database: Database, named name: String, _ body: (ReadWriteTransaction) throws -> R) throws -> R {
-        let group = UndoGroup.current.flatMap { $0.environment == ObjectIdentifier(database.environment) ? $0 : nil }
-        return try database.performWrite(on: self) { txn in
-            txn.beginUndoableStep(named: name, group: group)
-            return try body(txn)
-        }
-    }
-
-    func undoableWrite<R: Sendable>(_ database: Database, named name: String, _ body: @escaping @Sendable (ReadWriteTransaction) throws -> R) async throws -> R {
-        let group = UndoGroup.current.flatMap { $0.environment == ObjectIdentifier(database.environment) ? $0 : nil }
-        return try await database.enqueueWrite(on: self) { txn in
-            txn.beginUndoableStep(named: name, group: group)
-            return try body(txn)
-        }
     }
 }

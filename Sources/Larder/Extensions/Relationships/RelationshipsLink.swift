@@ -1,0 +1,30 @@
+extension Relationships {
+    /// One edge a value declares: its name, its destination and its delete rules.
+    public struct Link: Sendable, Hashable {
+        /// The edge's name ("pages", "budget").
+        public let name: String
+        /// The value the edge points to.
+        public let destination: YapDB.Index
+        /// What deleting either end does.
+        public let rules: DeleteRules
+        /// The source, when it is not the value declaring the edge (edges added by hand).
+        let source: YapDB.Index?
+
+        /// An edge named `name` to `destination`.
+        public init(_ name: String, to destination: YapDB.Index, rules: DeleteRules = []) {
+            self.init(name: name, source: nil, destination: destination, rules: rules)
+        }
+
+        /// An edge named `name` to the value `ref` points to.
+        public init<U: Persistable>(_ name: String, to ref: Ref<U>, rules: DeleteRules = []) {
+            self.init(name: name, source: nil, destination: ref.index, rules: rules)
+        }
+
+        init(name: String, source: YapDB.Index?, destination: YapDB.Index, rules: DeleteRules) {
+            self.name = name
+            self.source = source
+            self.destination = destination
+            self.rules = rules
+        }
+    }
+}
