@@ -78,4 +78,15 @@ struct ArchitectureTests {
         let foreign = imports.filter { !toolchain.contains($0.1) }
         #expect(foreign.isEmpty, "\(foreign.map { "\($0.0): import \($0.1)" })")
     }
+
+    /// The write path's participants keep the features out of the Store: its files name no type
+    /// of undo, relationships, views or the identity map, nor any participant.
+    @Test func theStoreNamesNoFeature() throws {
+        let feature = "\\b(Undo\\w*|Relationships\\w*|AutoView|View(Runtime|Handle|Reader|Changes)|List(Runtime|Keeping)|IdentityMap\\w*|ExtensionMaintenance|CacheWriteThrough|ChangeLogWriter)\\b"
+        let uses = try Self.codeLines(inFolder: "Store").filter { _, line in
+            line.range(of: feature, options: .regularExpression) != nil
+        }
+        #expect(uses.isEmpty, "\(uses.map { "\($0.file): \($0.line)" })")
+    }
 }
+

@@ -236,7 +236,7 @@ final class ConnectionCache: Sendable {
     /// With the identity map on, a class instance written becomes the map's entry for its index.
     func commitWrites(
         _ changeset: Changeset, from previous: UInt64, snapshotID: Int,
-        objects written: [(YapDB.Index, ReadWriteTransaction.State.Written)], metadata writtenMetadata: [(YapDB.Index, ReadWriteTransaction.State.Written)]
+        objects written: [YapDB.Index: CacheWriteThrough.Written], metadata writtenMetadata: [YapDB.Index: CacheWriteThrough.Written]
     ) {
         locked { state in
             guard state.commit == previous else { return }

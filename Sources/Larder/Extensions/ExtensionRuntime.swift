@@ -22,7 +22,7 @@ protocol ExtensionRuntime: AnyObject, Sendable {
     var parts: ExtensionParts { get }
 
     /// Brings its state up to date with one change. Called for changes in its collections only.
-    func apply(_ change: ExtensionChange, in txn: ReadWriteTransaction) throws
+    func apply(_ change: WriteChange, in txn: ReadWriteTransaction) throws
     /// Recomputes its state from scratch (its parts are empty when this is called). Reports
     /// progress as (done, total).
     func rebuild(in txn: ReadWriteTransaction, progress: (Int, Int) -> Void) throws

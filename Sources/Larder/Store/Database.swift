@@ -179,12 +179,12 @@ public final class Database: DatabaseAccess {
         return try body(transaction)
     }
 
-    /// A commit made by this process, to publish once LMDB has committed it.
+    /// A commit made by this process, to hand to the participants once LMDB has committed it.
     private struct Committed {
         let changeset: Changeset
         let previous: UInt64
         let snapshotID: Int
-        let state: ReadWriteTransaction.State
+        let participants: WriteParticipants
     }
 
     /// Refuses a write on a database opened read-only.
@@ -200,13 +200,14 @@ public final class Database: DatabaseAccess {
         let result = try environment.write { lmdb in
             committed = nil
             let snapshot = try prepare(core, lmdb, snapshotID: lmdb.id - 1)
-            let transaction = ReadWriteTransaction(lmdb, database: self, core: core, snapshot: snapshot, state: .init())
+            let transaction = ReadWriteTransaction(lmdb, database: self, core: core, snapshot: snapshot,
+                                                   state: .init(participants: .standard(for: self, core: core)))
             defer { transaction.isActive = false }
             let result = try body(transaction)
             if transaction.isRolledBack {
                 lmdb.attempt?.rolledBack = true
             } else if let changeset = try transaction.finish() {
-                committed = Committed(changeset: changeset, previous: snapshot.commit, snapshotID: lmdb.id, state: transaction.state)
+                committed = Committed(changeset: changeset, previous: snapshot.commit, snapshotID: lmdb.id, participants: transaction.participants)
             }
             return result
         }
@@ -214,13 +215,11 @@ public final class Database: DatabaseAccess {
         return result
     }
 
+    /// Tells the participants of a commit that LMDB has made it (they publish the changeset and
+    /// bring the writers' caches forward).
     private func publish(_ committed: Committed, cores: [ConnectionCore]) {
-        shared.changeHub.publish(committed.changeset)
-        var seen = Set<ObjectIdentifier>()
-        for core in cores where seen.insert(ObjectIdentifier(core)).inserted {
-            let written = committed.state.written(by: core)
-            core.cache.commitWrites(committed.changeset, from: committed.previous, snapshotID: committed.snapshotID, objects: written.objects, metadata: written.metadata)
-        }
+        let receipt = CommitReceipt(changeset: committed.changeset, previous: committed.previous, snapshotID: committed.snapshotID, cores: cores)
+        for participant in committed.participants.all { participant.didCommit(receipt) }
     }
 
     func enqueueWrite<R: Sendable>(on core: ConnectionCore, _ body: @escaping @Sendable (ReadWriteTransaction) throws -> R) async throws -> R {
@@ -256,12 +255,12 @@ public final class Database: DatabaseAccess {
                 committed = nil
                 let snapshotID = lmdb.id - 1
                 let snapshot = try prepare(core, lmdb, snapshotID: snapshotID)
-                var state = ReadWriteTransaction.State()
+                var state = ReadWriteTransaction.State(participants: .standard(for: self, core: core))
                 for request in requests {
                     let requestSnapshot = request.core === core ? snapshot : try prepare(request.core, lmdb, snapshotID: snapshotID)
                     do {
                         try lmdb.nested { child in
-                            let transaction = ReadWriteTransaction(child, database: self, core: request.core, snapshot: requestSnapshot, state: state)
+                            let transaction = ReadWriteTransaction(child, database: self, core: request.core, snapshot: requestSnapshot, state: state.forked())
                             defer { transaction.isActive = false }
                             try request.run(transaction)
                             guard !transaction.isRolledBack else { return false }
@@ -278,7 +277,7 @@ public final class Database: DatabaseAccess {
                 let closing = ReadWriteTransaction(lmdb, database: self, core: core, snapshot: snapshot, state: state)
                 defer { closing.isActive = false }
                 if let changeset = try closing.finish() {
-                    committed = Committed(changeset: changeset, previous: snapshot.commit, snapshotID: lmdb.id, state: closing.state)
+                    committed = Committed(changeset: changeset, previous: snapshot.commit, snapshotID: lmdb.id, participants: closing.participants)
                 }
             }
         } catch {

@@ -4,37 +4,25 @@
 /// Every read of ``ReadTransaction`` works here too and sees this transaction's own writes.
 public final class ReadWriteTransaction: ReadTransaction {
     /// What a write transaction has done so far that is not in LMDB itself. A group commit hands
-    /// it from one caller's nested transaction to the next, and drops a failed caller's copy.
+    /// it from one caller's nested transaction to the next (``forked()``), and drops a failed
+    /// caller's copy.
     struct State {
-        /// A value written in the transaction, kept for its connection's cache after the commit.
-        struct Written {
-            let owner: ObjectIdentifier
-            let value: Any
-            /// The archiver that wrote it: the cache hands it only to reads with the same one.
-            let writer: ArchiverIdentity
-        }
-
         /// Changes of collection counts not yet written to the `collections` database.
         var countChanges: [String: Int] = [:]
         /// What the transaction changed: the changeset of its commit.
         var changes = Changeset(commit: 0)
-        var writtenObjects: [YapDB.Index: Written] = [:]
-        var writtenMetadata: [YapDB.Index: Written] = [:]
-        /// Set once a transaction has written more values than the cache keeps: it stops
-        /// remembering them (a bulk write), and the commit only invalidates.
-        var writeThroughOff = false
-        /// Indexes each extension saw change, by extension name (views report them at commit).
-        var extensionTouched: [String: Set<YapDB.Index>] = [:]
-        /// Relationships extensions that asked for a garbage collection before the commit.
-        var garbageCollectionRequests: Set<String> = []
-        /// The images an undoable write keeps of what it changes (see ``beginUndoableStep(named:group:)``).
-        var undo: UndoCapture?
+        /// The parts of the write path that hear of each change (see ``WriteParticipant``).
+        var participants: WriteParticipants
 
-        /// The values `core` wrote that are still current.
-        func written(by core: ConnectionCore) -> (objects: [(YapDB.Index, Written)], metadata: [(YapDB.Index, Written)]) {
-            let owner = ObjectIdentifier(core)
-            return (writtenObjects.compactMap { $0.value.owner == owner ? ($0.key, $0.value) : nil },
-                    writtenMetadata.compactMap { $0.value.owner == owner ? ($0.key, $0.value) : nil })
+        init(participants: WriteParticipants) {
+            self.participants = participants
+        }
+
+        /// A copy for a nested transaction: the participants are forked too.
+        func forked() -> State {
+            var copy = self
+            copy.participants = participants.forked()
+            return copy
         }
     }
 
@@ -46,23 +34,18 @@ public final class ReadWriteTransaction: ReadTransaction {
     /// The commit information set by ``setCommitInfo(_:)``.
     private var commitInfo: [UInt8]?
     private(set) var isRolledBack = false
-    /// Written values beyond this many are not kept for the cache.
-    private let writeThroughLimit: Int
-    /// The extensions this transaction keeps up to date, dependencies first.
-    let extensions: [any ExtensionRuntime]
-    /// Working state an extension keeps while one of its operations runs (the cascade of the
-    /// delete rules), by key. Not handed from one caller of a group commit to the next.
-    var extensionScratch: [String: AnyObject] = [:]
-    /// Set while an undo or redo puts stored bytes back: extensions follow the values, and the
-    /// delete rules and garbage collection stay still (what they did is in the step).
+    /// Set while an undo or redo puts stored bytes back (``restore(_:object:metadata:)``):
+    /// participants follow the bytes, and nothing that derives further writes from a change (the
+    /// delete rules, garbage collection) runs, since what it did is among the bytes put back.
     private(set) var isRestoring = false
 
     init(_ lmdb: LMDBTransaction, database: Database, core: ConnectionCore, snapshot: Snapshot, state: State) {
         self.state = state
-        self.writeThroughLimit = core.cache.objectLimit
-        self.extensions = database.shared.extensions.all
         super.init(lmdb, database: database, core: core, snapshot: snapshot)
     }
+
+    /// The parts of the write path this transaction keeps informed.
+    var participants: WriteParticipants { state.participants }
 
     override func cacheCommit(for index: YapDB.Index) -> UInt64? {
         // What this transaction changed is not what the cache holds.
@@ -72,7 +55,7 @@ public final class ReadWriteTransaction: ReadTransaction {
 
     /// Whether a write method has been called on this transaction (a group commit's caller
     /// starts with the state of the callers before it, so the state cannot tell).
-    private var hasWritten = false
+    private(set) var hasWritten = false
 
     @inline(__always)
     private func checkWritable() {
@@ -109,121 +92,43 @@ public final class ReadWriteTransaction: ReadTransaction {
         }
     }
 
-    /// Records what an extension changed, for the commit's changeset.
+    /// Adds `payload` to the commit's changeset as what extension `name` changed (a registration
+    /// reports that it rebuilt or removed one).
     func recordExtensionChanges(_ payload: [UInt8], named name: String) {
         state.changes.recordExtensionChanges(payload, named: name)
     }
 
-    /// Notes that extension `name` saw `index` change in this transaction.
-    func noteTouched(_ index: YapDB.Index, by name: String) {
-        state.extensionTouched[name, default: []].insert(index)
-    }
+    // MARK: The participants
 
-    /// Asks for a garbage collection by the relationships extension `name` before the commit.
-    func requestGarbageCollection(by name: String) {
-        state.garbageCollectionRequests.insert(name)
-    }
-
-    /// Whether extension `name` asked for a garbage collection; forgets the request.
-    func takeGarbageCollectionRequest(by name: String) -> Bool {
-        state.garbageCollectionRequests.remove(name) != nil
-    }
-
-    /// The indexes extension `name` saw change in this transaction.
-    func touched(by name: String) -> Set<YapDB.Index> {
-        state.extensionTouched[name] ?? []
-    }
-
-    // MARK: Extensions
-
-    /// Hands `change` to every extension that reads its collection, dependencies first.
-    private func dispatch(_ change: ExtensionChange) throws {
-        guard !extensions.isEmpty else { return }
-        for runtime in extensions {
-            switch change {
-            case .row(let row):
-                guard runtime.receives(row.index), row.objectChanged || (row.metadataChanged && runtime.readsMetadata) else { continue }
-            case .removed(let index):
-                guard runtime.receives(index) else { continue }
-            case .cleared(let collection):
-                guard runtime.collections?.contains(collection) ?? true else { continue }
-            case .removedEverything:
-                break
-            }
-            do {
-                try runtime.apply(change, in: self)
-            } catch var error as LarderError {
-                if error.extensionName == nil { error.extensionName = runtime.name }
-                throw error
-            }
+    /// Tells the participants that want it that the bytes at `index` are about to change.
+    @inline(__always)
+    private func willChange(_ index: YapDB.Index, at storageKey: UnsafeRawBufferPointer) throws {
+        for participant in state.participants.all where participant.wantsBeforeImages {
+            try participant.willChange(index, at: storageKey, in: self)
         }
     }
 
-    /// Marks stale the extensions recorded in the store that this process has not registered
-    /// and whose collections this commit changes: their next registration rebuilds them.
-    private func markUnregisteredExtensionsStale() throws {
-        let registry = database.shared.extensions
-        for name in try ExtensionRecord.names(in: lmdb) where registry.runtime(named: name) == nil {
-            guard var record = try ExtensionRecord.read(name, in: lmdb), !record.stale else { continue }
-            let changes = state.changes
-            let touched = changes.removedEverything
-                || record.collections.map { !changes.changedCollections.isDisjoint(with: $0) } ?? !changes.changedCollections.isEmpty
-            guard touched else { continue }
-            record.stale = true
-            try record.write(name, in: lmdb)
+    /// Tells every participant of `change`, in order.
+    private func didChange(_ change: WriteChange) throws {
+        for participant in state.participants.all {
+            try participant.didChange(change, in: self)
         }
     }
 
-    /// Completes what the closure did, once it has returned: the extensions' last changes (garbage
-    /// collection), the undo step, the commit information. A group commit calls it after each
+    /// Completes what the closure did, once it has returned: the participants' last work (garbage
+    /// collection, the undo step), the commit information. A group commit calls it after each
     /// caller's closure, in the caller's nested transaction; calling it again does nothing more.
     func completeClosure() throws {
-        for runtime in extensions { try runtime.willFinish(in: self) }
-        try recordUndoStep()
-        sealCommitInfo()
-    }
-
-    /// Moves the commit information into the state; called once the closure has returned.
-    private func sealCommitInfo() {
+        for participant in state.participants.all { try participant.closureDidReturn(in: self) }
         if let commitInfo { state.changes.recordCommitInfo(commitInfo) }
         commitInfo = nil
     }
 
-    // MARK: Cache write-through
-
-    private func wrote<A: Archiver>(object value: A.Value, with archiver: A, at index: YapDB.Index) {
-        wrote((value, ArchiverIdentity(archiver)), at: index, in: \.writtenObjects)
+    /// The bytes stored at `storageKey` now.
+    func storedImage(at storageKey: UnsafeRawBufferPointer) throws -> StoredImage {
+        StoredImage(object: try lmdb.get(lmdb.databases.objects, key: storageKey).map { [UInt8]($0) },
+                    metadata: try lmdb.get(lmdb.databases.metadata, key: storageKey).map { [UInt8]($0) })
     }
-
-    private func wrote<A: Archiver>(metadata value: A.Value, with archiver: A, at index: YapDB.Index) {
-        wrote((value, ArchiverIdentity(archiver)), at: index, in: \.writtenMetadata)
-    }
-
-    /// Forgets what was written at `index` (removed).
-    private func forgetWritten(object: Bool, metadata: Bool, at index: YapDB.Index) {
-        if object { wrote(nil, at: index, in: \.writtenObjects) }
-        if metadata { wrote(nil, at: index, in: \.writtenMetadata) }
-    }
-
-    /// Keeps `value` (or forgets the index, for `nil`) for the connection's cache, until the
-    /// transaction has written more than the cache holds.
-    private func wrote(_ value: (Any, ArchiverIdentity)?, at index: YapDB.Index, in written: WritableKeyPath<State, [YapDB.Index: State.Written]>) {
-        guard !state.writeThroughOff else { return }
-        if let value {
-            if state[keyPath: written].count >= writeThroughLimit && state[keyPath: written][index] == nil { return stopWriteThrough() }
-            state[keyPath: written][index] = State.Written(owner: ObjectIdentifier(core), value: value.0, writer: value.1)
-        } else {
-            state[keyPath: written][index] = nil
-        }
-    }
-
-    /// Forgets the written values: this transaction writes more than the cache keeps.
-    private func stopWriteThrough() {
-        state.writtenObjects.removeAll()
-        state.writtenMetadata.removeAll()
-        state.writeThroughOff = true
-    }
-
 
     // MARK: Storing
 
@@ -285,21 +190,23 @@ public final class ReadWriteTransaction: ReadTransaction {
             try StorageKey.with(collection: collection, key: key, maxKeySize: maxKeySize, operation: operation) { storageKey in
                 try archive(object, with: archiver, into: &valueBuffer, index: index, operation: operation)
                 if let metadata { try archive(metadata, with: metadataArchiver, into: &metadataBuffer, index: index, operation: operation) }
-                try captureForUndo(index, at: storageKey)
+                try willChange(index, at: storageKey)
                 let existed = try put(valueBuffer, in: lmdb.databases.objects, at: storageKey)
                 if !existed { state.countChanges[collection, default: 0] += 1 }
                 state.changes.recordObject(index, existed ? .updated : .inserted)
-                wrote(object: object, with: archiver, at: index)
-                if let metadata {
+                if metadata != nil {
                     let had = try put(metadataBuffer, in: lmdb.databases.metadata, at: storageKey)
                     state.changes.recordMetadata(index, had ? .updated : .inserted)
-                    wrote(metadata: metadata, with: metadataArchiver, at: index)
                 } else if existed {
                     // A new object has no metadata to remove (metadata lives only beside an object).
                     if try lmdb.delete(lmdb.databases.metadata, key: storageKey) { state.changes.recordMetadata(index, .removed) }
-                    forgetWritten(object: false, metadata: true, at: index)
                 }
-                try dispatch(.row(ExtensionRow(index: index, objectChanged: true, metadataChanged: true, writtenObject: object, writtenMetadata: .some(metadata.map { $0 as Any }))))
+                if let metadata {
+                    try didChange(.row(ChangedRow(index: index, object: .written, metadata: .written, writtenObject: object, objectArchiver: archiver,
+                                                  metadataValue: metadata, metadataArchiver: metadataArchiver)))
+                } else {
+                    try didChange(.row(ChangedRow(index: index, object: .written, metadata: .removed, writtenObject: object, objectArchiver: archiver)))
+                }
             }
         } catch let error as LarderError {
             throw error.adding(operation: operation, index: index)
@@ -412,16 +319,14 @@ public final class ReadWriteTransaction: ReadTransaction {
                 guard try lmdb.get(lmdb.databases.objects, key: storageKey) != nil else { return false }
                 let database = half(lmdb.databases)
                 try archive(value, with: archiver, into: &valueBuffer, index: index, operation: operation)
-                try captureForUndo(index, at: storageKey)
+                try willChange(index, at: storageKey)
                 let existed = try put(valueBuffer, in: database, at: storageKey)
                 if database == lmdb.databases.objects {
                     state.changes.recordObject(index, .updated)
-                    wrote(object: value, with: archiver, at: index)
-                    try dispatch(.row(ExtensionRow(index: index, objectChanged: true, metadataChanged: false, writtenObject: value, writtenMetadata: nil)))
+                    try didChange(.row(.written(object: value, by: archiver, at: index)))
                 } else {
                     state.changes.recordMetadata(index, existed ? .updated : .inserted)
-                    wrote(metadata: value, with: archiver, at: index)
-                    try dispatch(.row(ExtensionRow(index: index, objectChanged: false, metadataChanged: true, writtenObject: nil, writtenMetadata: .some(value))))
+                    try didChange(.row(.written(metadata: value, by: archiver, at: index)))
                 }
                 return true
             }
@@ -438,14 +343,13 @@ public final class ReadWriteTransaction: ReadTransaction {
         checkWritable()
         let index = YapDB.Index(collection: collection, key: key)
         let removed = try StorageKey.with(collection: collection, key: key, maxKeySize: maxKeySize, operation: "removeMetadata") { storageKey in
-            try captureForUndo(index, at: storageKey)
+            try willChange(index, at: storageKey)
             return try lmdb.delete(lmdb.databases.metadata, key: storageKey)
         }
         if removed {
             state.changes.recordMetadata(index, .removed)
-            try dispatch(.row(ExtensionRow(index: index, objectChanged: false, metadataChanged: true, writtenObject: nil, writtenMetadata: .some(nil))))
+            try didChange(.row(ChangedRow(index: index, object: nil, metadata: .removed)))
         }
-        forgetWritten(object: false, metadata: true, at: index)
         return removed
     }
 
@@ -461,7 +365,7 @@ public final class ReadWriteTransaction: ReadTransaction {
         guard try hasObject(forKey: key, inCollection: collection) else { return false }
         let index = YapDB.Index(collection: collection, key: key)
         state.changes.recordObject(index, .updated)
-        try dispatch(.row(ExtensionRow(index: index, objectChanged: true, metadataChanged: false, writtenObject: nil, writtenMetadata: nil)))
+        try didChange(.row(ChangedRow(index: index, object: .touched, metadata: nil)))
         return true
     }
 
@@ -474,7 +378,7 @@ public final class ReadWriteTransaction: ReadTransaction {
         guard try hasObject(forKey: key, inCollection: collection) else { return false }
         let index = YapDB.Index(collection: collection, key: key)
         state.changes.recordMetadata(index, .updated)
-        try dispatch(.row(ExtensionRow(index: index, objectChanged: false, metadataChanged: true, writtenObject: nil, writtenMetadata: nil)))
+        try didChange(.row(ChangedRow(index: index, object: nil, metadata: .touched)))
         return true
     }
 
@@ -489,14 +393,12 @@ public final class ReadWriteTransaction: ReadTransaction {
         let index = YapDB.Index(collection: collection, key: key)
         do {
             return try StorageKey.with(collection: collection, key: key, maxKeySize: maxKeySize, operation: "removeObject") { storageKey in
-                try captureForUndo(index, at: storageKey)
+                try willChange(index, at: storageKey)
                 guard try lmdb.delete(lmdb.databases.objects, key: storageKey) else { return false }
                 state.countChanges[collection, default: 0] -= 1
                 state.changes.recordObject(index, .removed)
                 if try lmdb.delete(lmdb.databases.metadata, key: storageKey) { state.changes.recordMetadata(index, .removed) }
-                forgetWritten(object: true, metadata: false, at: index)
-                forgetWritten(object: false, metadata: true, at: index)
-                try dispatch(.removed(index))
+                try didChange(.removed(index))
                 return true
             }
         } catch let error as LarderError {
@@ -522,10 +424,10 @@ public final class ReadWriteTransaction: ReadTransaction {
         checkWritable()
         try StorageKey.validate(collection: collection, operation: "removeAllObjects")
         let prefix = StorageKey.prefix(of: collection)
-        if state.undo != nil {
+        if state.participants.wantBeforeImages {
             for key in try keys(inCollection: collection) {
                 try StorageKey.with(collection: collection, key: key, maxKeySize: maxKeySize, operation: "removeAllObjects") {
-                    try captureForUndo(YapDB.Index(collection: collection, key: key), at: $0)
+                    try willChange(YapDB.Index(collection: collection, key: key), at: $0)
                 }
             }
         }
@@ -534,9 +436,7 @@ public final class ReadWriteTransaction: ReadTransaction {
         if removed > 0 {
             state.countChanges[collection, default: 0] -= removed
             state.changes.recordCleared(collection)
-            state.writtenObjects = state.writtenObjects.filter { $0.key.collection != collection }
-            state.writtenMetadata = state.writtenMetadata.filter { $0.key.collection != collection }
-            try dispatch(.cleared(collection))
+            try didChange(.cleared(collection))
         }
     }
 
@@ -544,12 +444,12 @@ public final class ReadWriteTransaction: ReadTransaction {
     /// - Throws: a ``LarderError`` from LMDB.
     public func removeAllObjectsInAllCollections() throws {
         checkWritable()
-        if state.undo != nil {
+        if state.participants.wantBeforeImages {
             var indexes: [YapDB.Index] = []
             try enumerateKeysInAllCollections { index, _ in indexes.append(index) }
             for index in indexes {
                 try StorageKey.with(collection: index.collection, key: index.key, maxKeySize: maxKeySize, operation: "removeAllObjectsInAllCollections") {
-                    try captureForUndo(index, at: $0)
+                    try willChange(index, at: $0)
                 }
             }
         }
@@ -558,55 +458,10 @@ public final class ReadWriteTransaction: ReadTransaction {
         try lmdb.empty(lmdb.databases.collections)
         state.countChanges.removeAll()
         state.changes.recordRemovedEverything()
-        state.writtenObjects.removeAll()
-        state.writtenMetadata.removeAll()
-        try dispatch(.removedEverything)
+        try didChange(.removedEverything)
     }
 
-    // MARK: Undo
-
-    /// Makes this transaction an undo step named `name` (joining `group`'s step when given).
-    /// Must come before the transaction changes anything.
-    func beginUndoableStep(named name: String, group: UndoGroup?) {
-        precondition(!hasWritten && state.undo == nil, "Larder misuse: a write was made undoable after it had changed something, or twice.")
-        checkActive()
-        state.undo = UndoCapture(name: name, group: group)
-    }
-
-    /// Keeps the stored bytes at `index` as they were before this transaction first changes them.
-    @inline(__always)
-    private func captureForUndo(_ index: YapDB.Index, at storageKey: UnsafeRawBufferPointer) throws {
-        guard state.undo != nil, !isRestoring else { return }
-        try captureImage(index, at: storageKey)
-    }
-
-    private func captureImage(_ index: YapDB.Index, at storageKey: UnsafeRawBufferPointer) throws {
-        // No copy of the capture is bound here: one would make the next change copy its tables.
-        guard state.undo?.hasImage(of: index) == false else { return }
-        let image = try storedImage(at: storageKey)
-        state.undo?.record(image, of: index)
-    }
-
-    /// The bytes stored at `storageKey` now.
-    private func storedImage(at storageKey: UnsafeRawBufferPointer) throws -> UndoCapture.Image {
-        UndoCapture.Image(object: try lmdb.get(lmdb.databases.objects, key: storageKey).map { [UInt8]($0) },
-                          metadata: try lmdb.get(lmdb.databases.metadata, key: storageKey).map { [UInt8]($0) })
-    }
-
-    /// Stores the undo step of an undoable write: each index it changed, with its bytes before and
-    /// after. A write that changed nothing records nothing.
-    private func recordUndoStep() throws {
-        guard let undo = state.undo else { return }
-        state.undo = nil
-        var entries: [StoredUndoStep.Entry] = []
-        for index in undo.order {
-            let before = undo.before[index] ?? UndoCapture.Image()
-            let after = try StorageKey.with(collection: index.collection, key: index.key, maxKeySize: maxKeySize, operation: "undo") { try storedImage(at: $0) }
-            guard before != after else { continue }
-            entries.append(StoredUndoStep.Entry(index, before: before, after: after))
-        }
-        try UndoStack.record(entries, name: undo.name, group: undo.group, limit: UndoStack.limit(of: database.shared.configuration), in: lmdb)
-    }
+    // MARK: Restoring
 
     /// Puts back the stored bytes of one index (an undo or a redo): `object` and `metadata` are
     /// whole stored values (format byte included), `nil` for none. Goes through the changeset,
@@ -623,9 +478,7 @@ public final class ReadWriteTransaction: ReadTransaction {
                 state.countChanges[index.collection, default: 0] -= 1
                 state.changes.recordObject(index, .removed)
                 if try lmdb.delete(lmdb.databases.metadata, key: storageKey) { state.changes.recordMetadata(index, .removed) }
-                forgetWritten(object: true, metadata: false, at: index)
-                forgetWritten(object: false, metadata: true, at: index)
-                try dispatch(.removed(index))
+                try didChange(.removed(index))
                 return
             }
             let objectChanged = current.object != object
@@ -633,7 +486,6 @@ public final class ReadWriteTransaction: ReadTransaction {
                 try object.withUnsafeBytes { try lmdb.put(lmdb.databases.objects, key: storageKey, value: $0) }
                 if current.object == nil { state.countChanges[index.collection, default: 0] += 1 }
                 state.changes.recordObject(index, current.object == nil ? .inserted : .updated)
-                forgetWritten(object: true, metadata: false, at: index)
             }
             let metadataChanged = current.metadata != metadata
             if metadataChanged {
@@ -644,10 +496,9 @@ public final class ReadWriteTransaction: ReadTransaction {
                     _ = try lmdb.delete(lmdb.databases.metadata, key: storageKey)
                     state.changes.recordMetadata(index, .removed)
                 }
-                forgetWritten(object: false, metadata: true, at: index)
             }
             if objectChanged || metadataChanged {
-                try dispatch(.row(ExtensionRow(index: index, objectChanged: objectChanged, metadataChanged: metadataChanged, writtenObject: nil, writtenMetadata: nil)))
+                try didChange(.row(ChangedRow(index: index, object: objectChanged ? .restored : nil, metadata: metadataChanged ? .restored : nil)))
             }
         }
     }
@@ -687,15 +538,11 @@ public final class ReadWriteTransaction: ReadTransaction {
             }
         }
         state.countChanges.removeAll()
-        for runtime in extensions {
-            if let payload = try runtime.finish(in: self) { state.changes.recordExtensionChanges(payload, named: runtime.name) }
-        }
-        guard !state.changes.isEmpty else { return nil }
-        try markUnregisteredExtensionsStale()
-        let number = snapshot.commit + 1
-        state.changes.commits = number...number
-        try ChangeLog.append(&state.changes, in: lmdb, limit: database.shared.configuration.changeLogLimit,
-                             keepsValueHistory: database.shared.configuration.keepsValueHistory)
-        return state.changes
+        // The participants work on a copy: they may read this transaction (and so its state)
+        // while they add to the changeset.
+        var changes = state.changes
+        for participant in state.participants.all { try participant.willCommit(&changes, in: self) }
+        state.changes = changes
+        return changes.isEmpty ? nil : changes
     }
 }

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// What every `Database` of one store in this process shares above the LMDB layer: the change
 /// hub, the registered extensions, and the settings of the `Database` that opened the store.
 ///
@@ -12,12 +14,28 @@ final class StoreShared: EnvironmentCompanion {
     let changeHub: ChangeHub
     /// The extensions registered on this store in this process.
     let extensions = ExtensionRegistry()
+    /// Makers of the write-path participants added to the store in this process, beyond the
+    /// standard ones (see ``addParticipant(_:)``).
+    private let participantMakers = Mutex<[@Sendable () -> any WriteParticipant]>([])
 
     /// Reads the last commit from the change log in `txn`, the store's opening transaction.
     init(configuration: Database.Configuration, opening txn: LMDBTransaction) throws {
         self.configuration = configuration
         self.changeHub = ChangeHub(pollInterval: configuration.changePollInterval)
         changeHub.start(at: try ChangeLog.lastCommit(txn))
+    }
+
+    /// Adds a participant to every write transaction on this store that begins from now on in
+    /// this process: `make` builds one for each transaction. This is the seam for what follows
+    /// every write without being one of the store's own features (a replica's shipping, a
+    /// test's recorder).
+    func addParticipant(_ make: @escaping @Sendable () -> any WriteParticipant) {
+        participantMakers.withLock { $0.append(make) }
+    }
+
+    /// One of each added participant, for a new write transaction.
+    func makeAddedParticipants() -> [any WriteParticipant] {
+        participantMakers.withLock { $0 }.map { $0() }
     }
 
     func environmentWillClose() {

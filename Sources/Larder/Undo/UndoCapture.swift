@@ -1,19 +1,13 @@
 /// What an undoable write transaction has changed so far: the bytes stored at each index it
-/// touched before it first touched it. Lives in the transaction's state, so a group commit's
-/// failed caller drops its own.
+/// touched before it first touched it. The transaction's ``UndoRecorder`` keeps it, so a group
+/// commit's failed caller drops its own.
 struct UndoCapture {
-    /// The stored bytes (format byte included) of an object and its metadata; `nil`: none.
-    struct Image: Equatable {
-        var object: [UInt8]?
-        var metadata: [UInt8]?
-    }
-
     /// The name of the step.
     let name: String
     /// The group the step joins, if it is made inside ``DatabaseAccess/undoGroup(named:_:)``.
     let group: UndoGroup?
     /// The images before the transaction, by index.
-    private(set) var before: [YapDB.Index: Image] = [:]
+    private(set) var before: [YapDB.Index: StoredImage] = [:]
     /// The indexes in the order they were first touched.
     private(set) var order: [YapDB.Index] = []
 
@@ -26,7 +20,7 @@ struct UndoCapture {
         before[index] != nil
     }
 
-    mutating func record(_ image: Image, of index: YapDB.Index) {
+    mutating func record(_ image: StoredImage, of index: YapDB.Index) {
         guard before[index] == nil else { return }
         before[index] = image
         order.append(index)

@@ -127,7 +127,7 @@ struct StoredUndoStep: Codable, Equatable {
         var metadataBefore: Data?
         var metadataAfter: Data?
 
-        init(_ index: YapDB.Index, before: UndoCapture.Image, after: UndoCapture.Image) {
+        init(_ index: YapDB.Index, before: StoredImage, after: StoredImage) {
             collection = index.collection
             key = index.key
             objectBefore = before.object.map { Data($0) }

@@ -75,7 +75,7 @@ final class FilteredViewRuntime<Object: Codable & Sendable, Metadata: Codable & 
         }
     }
 
-    func apply(_ change: ExtensionChange, in txn: ReadWriteTransaction) throws {
+    func apply(_ change: WriteChange, in txn: ReadWriteTransaction) throws {
         guard case .row(let row) = change else { return try list.applyRemoval(change, in: txn) }
         let key = try filtered(row.index, parentKey: try parentKey(of: row.index, in: txn), in: txn,
                                writtenObject: row.writtenObject, writtenMetadata: row.metadataChanged ? row.writtenMetadata : nil)

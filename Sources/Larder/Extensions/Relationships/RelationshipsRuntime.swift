@@ -125,7 +125,7 @@ final class RelationshipsRuntime: ExtensionRuntime {
 
     // MARK: Keeping the edges
 
-    func apply(_ change: ExtensionChange, in txn: ReadWriteTransaction) throws {
+    func apply(_ change: WriteChange, in txn: ReadWriteTransaction) throws {
         switch change {
         case .row(let row):
             if row.index.collection == ReadWriteTransaction.rootsCollection { requestCollection(in: txn) }
@@ -272,12 +272,12 @@ final class RelationshipsRuntime: ExtensionRuntime {
     /// order of the edges: what is deleted is the smallest set closed under every rule.
     private func cascade(in txn: ReadWriteTransaction, _ body: (CascadeQueue) throws -> Void) throws {
         let scratchKey = "cascade." + name
-        if let queue = txn.extensionScratch[scratchKey] as? CascadeQueue {
+        if let queue = txn.extensionWork.scratch[scratchKey] as? CascadeQueue {
             return try body(queue)
         }
         let queue = CascadeQueue()
-        txn.extensionScratch[scratchKey] = queue
-        defer { txn.extensionScratch[scratchKey] = nil }
+        txn.extensionWork.scratch[scratchKey] = queue
+        defer { txn.extensionWork.scratch[scratchKey] = nil }
         try body(queue)
         while true {
             while queue.next < queue.actions.count {
@@ -372,12 +372,12 @@ final class RelationshipsRuntime: ExtensionRuntime {
 
     private func requestCollection(in txn: ReadWriteTransaction) {
         guard definition.collectsAfterWrites, !definition.garbageCollected.isEmpty, !txn.isRestoring else { return }
-        txn.requestGarbageCollection(by: name)
+        txn.extensionWork.requestGarbageCollection(by: name)
     }
 
     func willFinish(in txn: ReadWriteTransaction) throws {
         // Deleting garbage may run rules that remove references again: repeat until it settles.
-        while txn.takeGarbageCollectionRequest(by: name) {
+        while txn.extensionWork.takeGarbageCollectionRequest(by: name) {
             _ = try collectGarbage(in: txn)
         }
     }

@@ -42,7 +42,7 @@ final class SecondaryIndexRuntime<Object: Codable & Sendable, Metadata: Codable 
         return bytes
     }
 
-    func apply(_ change: ExtensionChange, in txn: ReadWriteTransaction) throws {
+    func apply(_ change: WriteChange, in txn: ReadWriteTransaction) throws {
         switch change {
         case .row(let row):
             try update(row.index, in: txn, writtenObject: row.writtenObject, writtenMetadata: row.metadataChanged ? row.writtenMetadata : nil)

@@ -89,7 +89,7 @@ final class ViewRuntime<Object: Codable & Sendable, Metadata: Codable & Sendable
         return ListRuntime<Object, Metadata>.itemKey(group: group, sort: definition.sorting(index, object, metadata), index: index)
     }
 
-    func apply(_ change: ExtensionChange, in txn: ReadWriteTransaction) throws {
+    func apply(_ change: WriteChange, in txn: ReadWriteTransaction) throws {
         guard case .row(let row) = change else { return try list.applyRemoval(change, in: txn) }
         let key = try itemKey(row.index, in: txn, writtenObject: row.writtenObject, writtenMetadata: row.metadataChanged ? row.writtenMetadata : nil)
         try list.place(row.index, at: key, in: txn)

@@ -101,7 +101,7 @@ struct ListRuntime<Object: Codable & Sendable, Metadata: Codable & Sendable>: Se
     /// the group counts, and notes the item as changed in this transaction.
     func place(_ index: YapDB.Index, at itemKey: [UInt8]?, in txn: ReadWriteTransaction) throws {
         let lmdb = txn.lmdb
-        txn.noteTouched(index, by: name)
+        txn.extensionWork.noteTouched(index, by: name)
         try StorageKey.with(collection: index.collection, key: index.key, maxKeySize: txn.maxKeySize, operation: "view") { storageKey in
             let old = try lmdb.get(parts["map"], key: storageKey).map { [UInt8]($0) }
             guard old != itemKey else { return }
@@ -154,7 +154,7 @@ struct ListRuntime<Object: Codable & Sendable, Metadata: Codable & Sendable>: Se
 
     /// Applies a change that removes items (an object removed, a collection cleared, everything
     /// removed), the same for every kind of list; a `.row` change is the caller's to handle.
-    func applyRemoval(_ change: ExtensionChange, in txn: ReadWriteTransaction) throws {
+    func applyRemoval(_ change: WriteChange, in txn: ReadWriteTransaction) throws {
         switch change {
         case .row:
             break
@@ -186,7 +186,7 @@ struct ListRuntime<Object: Codable & Sendable, Metadata: Codable & Sendable>: Se
     /// Takes every item out of the list.
     func removeAllItems(in txn: ReadWriteTransaction) throws {
         try txn.lmdb.forEachEntry(in: parts["map"]) { key, _ in
-            txn.noteTouched(StorageKey.index(from: key), by: name)
+            txn.extensionWork.noteTouched(StorageKey.index(from: key), by: name)
             return true
         }
         try parts.empty(in: txn.lmdb)
@@ -228,7 +228,7 @@ struct ListRuntime<Object: Codable & Sendable, Metadata: Codable & Sendable>: Se
     /// (read in a snapshot of the last commit, which this transaction started from) and where it
     /// is now.
     func listChanges(in txn: ReadWriteTransaction) throws -> [UInt8]? {
-        let touched = txn.touched(by: name)
+        let touched = txn.extensionWork.touched(by: name)
         guard !touched.isEmpty else { return nil }
         guard touched.count <= Self.itemizedChangeLimit else {
             return try MessagePackEncoder().encode(ViewChanges(isReset: true))

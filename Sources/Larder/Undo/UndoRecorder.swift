@@ -1,0 +1,64 @@
+/// Undo's part of the write path: in an undoable write, keeps the bytes of each index as they
+/// were before the transaction first changed them, and records the step when the closure returns.
+final class UndoRecorder: WriteParticipant {
+    /// How many steps the stack keeps.
+    private let limit: Int
+    /// The images of the step being made; `nil` outside an undoable write.
+    private var capture: UndoCapture?
+
+    init(limit: Int) {
+        self.limit = limit
+    }
+
+    func fork() -> UndoRecorder {
+        let copy = UndoRecorder(limit: limit)
+        copy.capture = capture
+        return copy
+    }
+
+    /// Makes the transaction an undo step named `name` (joining `group`'s step when given).
+    func begin(named name: String, group: UndoGroup?) {
+        precondition(capture == nil, "Larder misuse: a write was made undoable twice.")
+        capture = UndoCapture(name: name, group: group)
+    }
+
+    /// Whether the transaction is an undoable write.
+    var isCapturing: Bool { capture != nil }
+
+    var wantsBeforeImages: Bool { capture != nil }
+
+    func willChange(_ index: YapDB.Index, at storageKey: UnsafeRawBufferPointer, in txn: ReadWriteTransaction) throws {
+        // An undo or redo is not itself undoable; what it puts back is in its step already.
+        guard !txn.isRestoring, capture?.hasImage(of: index) == false else { return }
+        // No copy of the capture is bound here: one would make the next change copy its tables.
+        let image = try txn.storedImage(at: storageKey)
+        capture?.record(image, of: index)
+    }
+
+    /// Stores the undo step: each index the write changed, with its bytes before and after. A
+    /// write that changed nothing records nothing.
+    func closureDidReturn(in txn: ReadWriteTransaction) throws {
+        guard let undo = capture else { return }
+        capture = nil
+        var entries: [StoredUndoStep.Entry] = []
+        for index in undo.order {
+            let before = undo.before[index] ?? StoredImage()
+            let after = try StorageKey.with(collection: index.collection, key: index.key, maxKeySize: txn.maxKeySize, operation: "undo") {
+                try txn.storedImage(at: $0)
+            }
+            guard before != after else { continue }
+            entries.append(StoredUndoStep.Entry(index, before: before, after: after))
+        }
+        try UndoStack.record(entries, name: undo.name, group: undo.group, limit: limit, in: txn.lmdb)
+    }
+}
+
+extension ReadWriteTransaction {
+    /// Makes this transaction an undo step named `name` (joining `group`'s step when given).
+    /// Must come before the transaction changes anything.
+    func beginUndoableStep(named name: String, group: UndoGroup?) {
+        precondition(!hasWritten, "Larder misuse: a write was made undoable after it had changed something.")
+        checkActive()
+        participants.undo.begin(named: name, group: group)
+    }
+}
