@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 
+/// Reads an encoding front to back, checking every length and every byte before using it.
 struct TupleKeyDecoder {
     /// Deeper than any key LMDB stores: 511 bytes hold at most 255 levels of two bytes each.
     static let maximumNesting = 256

@@ -6,8 +6,7 @@ import Darwin
 
 // Maintenance: what tools (the `larder` command, a health check, a backup job) need to look at a
 // store from outside: its statistics, the extensions recorded in it, a structural check (in
-// Database+StructureCheck.swift), and a
-// compacting copy taken while writers run.
+// Database+StructureCheck.swift), and a compacting copy taken while writers run.
 
 extension Database {
     // MARK: Statistics
