@@ -72,14 +72,3 @@ struct LarderCommand: ParsableCommand {
         Foundation.exit(failure.status.rawValue)
     }
 }
-
-struct VersionCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "version",
-        abstract: "Print the library version and the store format version."
-    )
-
-    func run() {
-        say("larder \(LarderVersion.string) (store format \(LarderVersion.storeFormat))")
-    }
-}

@@ -90,3 +90,39 @@ struct ArchitectureTests {
     }
 }
 
+extension ArchitectureTests {
+    /// Files that may declare more than one top-level public, package or internal type, each with
+    /// the reason. Keep it short: a newcomer finds a type by the file named after it.
+    static let filesWithSeveralTypes: [String: String] = [:]
+
+    /// One type per file: no source file of the library declares two top-level types (struct,
+    /// class, enum, protocol or actor) that other files can see, unless the allowlist above names
+    /// it. Private helper types used by their file only, nested types and typealiases (the
+    /// deprecated old names sit beside their type) do not count.
+    @Test func oneTypePerFile() throws {
+        let declaration = try Regex(
+            #"^(?:@[A-Za-z]+(?:\([^)]*\))? +)*((?:(?:public|package|internal|fileprivate|private|open|final|indirect|nonisolated) +)*)(?:struct|class|enum|protocol|actor) +([A-Za-z_][A-Za-z0-9_]*)"#)
+        let enumerator = try #require(FileManager.default.enumerator(atPath: Self.sources.path))
+        var crowded: [String: [String]] = [:]
+        while let relative = enumerator.nextObject() as? String {
+            guard relative.hasSuffix(".swift") else { continue }
+            let text = try String(contentsOf: Self.sources.appendingPathComponent(relative), encoding: .utf8)
+            var types: [String] = []
+            for line in text.split(separator: "\n") {
+                guard let match = try declaration.firstMatch(in: String(line)) else { continue }
+                let modifiers = match.output[1].substring.map(String.init) ?? ""
+                if modifiers.contains("private") { continue }
+                types.append(match.output[2].substring.map(String.init) ?? "?")
+            }
+            if types.count > 1 { crowded[relative] = types }
+        }
+        let unexpected = crowded.filter { Self.filesWithSeveralTypes[$0.key] == nil }
+        #expect(unexpected.isEmpty, "several top-level types in one file: \(unexpected.sorted { $0.key < $1.key })")
+        // A listed file that moved away is no failure (other work moves files); one that is still
+        // here and holds one type should leave the list.
+        let stale = Self.filesWithSeveralTypes.keys.filter { file in
+            crowded[file] == nil && FileManager.default.fileExists(atPath: Self.sources.appendingPathComponent(file).path)
+        }
+        #expect(stale.isEmpty, "allowlisted files that now hold one type (drop them from the list): \(stale.sorted())")
+    }
+}

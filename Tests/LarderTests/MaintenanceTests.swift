@@ -8,7 +8,7 @@ import Darwin
 #endif
 
 /// Statistics, recorded extensions, the structural check and the compacting copy
-/// (`Database+Maintenance.swift`).
+/// (`Database+Maintenance.swift`, `Database+StructureCheck.swift`).
 @Suite("Maintenance")
 struct MaintenanceTests {
     struct Item: Codable, Sendable, Equatable {

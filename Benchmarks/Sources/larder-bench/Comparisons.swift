@@ -17,11 +17,13 @@ struct Comparison {
     let reference: String
     let body: Body
 
-    /// Whether `filters` select this comparison: a number selects a workload by number, other
-    /// text any comparison whose id or description contains it (ignoring case).
+    /// Whether `filters` select this comparison: a number selects a workload by number, `=` and
+    /// an id that comparison alone, other text any comparison whose id or description contains it
+    /// (ignoring case).
     func matches(_ filters: [String]) -> Bool {
         filters.isEmpty || filters.contains { filter in
             if filter.allSatisfy(\.isNumber) { return id.hasPrefix(filter + "-") }
+            if filter.hasPrefix("=") { return id == filter.dropFirst() }
             let text = (id + " " + workload + " " + larder + " " + reference).lowercased()
             return text.contains(filter.lowercased())
         }

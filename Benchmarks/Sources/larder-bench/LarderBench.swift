@@ -9,7 +9,7 @@ import Darwin
 #endif
 
 /// Runs every comparison of the benchmark issue side by side in one process and prints one table.
-@main
+/// (The entry point is `Main`, in Main.swift.)
 struct LarderBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "larder-bench",
@@ -22,7 +22,7 @@ struct LarderBench: AsyncParsableCommand {
     @Option(help: "How much work: smoke (CI, seconds), small (default, a few minutes), medium, large.")
     var size: Size = .small
 
-    @Option(help: "Run only matching comparisons: a workload number (3) or text in the id or description (grdb). Repeatable.")
+    @Option(help: "Run only matching comparisons: a workload number (3), =id for one comparison (=3-vs-grdb), or text in the id or description (grdb). Repeatable.")
     var filter: [String] = []
 
     @Option(help: "Rounds per comparison (default: set by --size).")

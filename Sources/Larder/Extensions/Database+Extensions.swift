@@ -164,25 +164,6 @@ extension Database {
     }
 }
 
-/// The kinds of extension, as recorded in the store.
-enum ExtensionKind {
-    static let secondaryIndex = "secondaryIndex"
-    static let view = "view"
-    static let filteredView = "filteredView"
-    static let relationships = "relationships"
-}
-
-/// Payloads every extension may put in a changeset besides its own changes.
-enum ExtensionPayload {
-    /// The extension was (re)built: consumers reload everything it shows.
-    static let rebuilt: [UInt8] = [0xA7] + Array("rebuilt".utf8)  // MessagePack "rebuilt"
-    /// The extension was unregistered.
-    static let removed: [UInt8] = [0xA7] + Array("removed".utf8)
-    /// The extension's changes were dropped to bound a slow observer's buffer: consumers reload
-    /// everything it shows.
-    static let dropped = Changeset.droppedExtensionChanges
-}
-
 extension ReadTransaction {
     /// The registered runtime of extension `name`, of type `R`.
     func extensionRuntime<R: ExtensionRuntime>(named name: String, as type: R.Type) throws -> R {

@@ -4,18 +4,6 @@ import Glibc
 import Darwin
 #endif
 
-/// One asynchronous write waiting for the writer thread.
-struct WriteRequest: Sendable {
-    /// The database (kept open while the write waits).
-    let database: Database
-    /// The caches of the connection that asked, to update after the commit.
-    let core: ConnectionCore
-    /// Runs the caller's closure, keeping its result for `complete`.
-    let run: @Sendable (ReadWriteTransaction) throws -> Void
-    /// Resumes the caller: `nil` after a commit that kept its work, or the error.
-    let complete: @Sendable ((any Error)?) -> Void
-}
-
 /// The one thread that runs a database's asynchronous writes, so that waiting for LMDB's write
 /// lock never blocks a thread of Swift's cooperative pool. Requests run in the order they
 /// arrive; those waiting when the thread is free are committed together (group commit).

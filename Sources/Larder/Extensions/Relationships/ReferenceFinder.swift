@@ -24,11 +24,3 @@ enum ReferenceFinder {
         for child in mirror.children { collect(child.value, named: name, into: &found) }
     }
 }
-
-/// What every ``Ref`` is, whatever its target type.
-protocol ReferenceToStoredValue {
-    var index: YapDB.Index { get }
-}
-
-extension Ref: ReferenceToStoredValue {}
-extension PolymorphicRef: ReferenceToStoredValue {}

@@ -1,0 +1,7 @@
+/// The kinds of extension, as recorded in the store.
+enum ExtensionKind {
+    static let secondaryIndex = "secondaryIndex"
+    static let view = "view"
+    static let filteredView = "filteredView"
+    static let relationships = "relationships"
+}

@@ -1,0 +1,160 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// Reads an encoding front to back, checking every length and every byte before using it.
+struct TupleKeyDecoder {
+    /// Deeper than any key LMDB stores: 511 bytes hold at most 255 levels of two bytes each.
+    static let maximumNesting = 256
+
+    private let bytes: UnsafeBufferPointer<UInt8>
+    private var position = 0
+
+    private init(_ bytes: UnsafeBufferPointer<UInt8>) {
+        self.bytes = bytes
+    }
+
+    /// The components `bytes` encodes.
+    static func decode(_ bytes: UnsafeBufferPointer<UInt8>) throws -> [TupleComponent] {
+        var decoder = TupleKeyDecoder(bytes)
+        return try decoder.readComponents(depth: 0)
+    }
+
+    private static func corrupt(_ message: String, at offset: Int) -> LarderError {
+        LarderError(.corruptValue, "Not a tuple key: \(message) at byte \(offset).", operation: "TupleKey(decoding:)")
+    }
+
+    private static func hex(_ byte: UInt8) -> String {
+        let digits = String(byte, radix: 16, uppercase: true)
+        return "0x" + (digits.count == 1 ? "0" + digits : digits)
+    }
+
+    /// Reads components up to the end of the input (at depth 0) or up to and including the end
+    /// marker of the nested tuple being read.
+    private mutating func readComponents(depth: Int) throws -> [TupleComponent] {
+        var components: [TupleComponent] = []
+        while position < bytes.count {
+            let start = position
+            let type = bytes[position]
+            position += 1
+            switch type {
+            case TupleTypeByte.nestedEnd:
+                guard depth > 0 else {
+                    throw Self.corrupt("an end marker (0x00) outside a nested tuple", at: start)
+                }
+                return components
+            case TupleTypeByte.nestedStart:
+                guard depth < Self.maximumNesting else {
+                    throw Self.corrupt("tuples nested more than \(Self.maximumNesting) deep", at: start)
+                }
+                components.append(.tuple(try readComponents(depth: depth + 1)))
+            default:
+                components.append(try readScalar(type: type, at: start))
+            }
+        }
+        guard depth == 0 else {
+            throw Self.corrupt("a nested tuple without its end marker", at: position)
+        }
+        return components
+    }
+
+    private mutating func readScalar(type: UInt8, at start: Int) throws -> TupleComponent {
+        switch type {
+        case TupleTypeByte.null:
+            return .null
+        case TupleTypeByte.false:
+            return .bool(false)
+        case TupleTypeByte.true:
+            return .bool(true)
+        case TupleTypeByte.integers:
+            return try readInteger(type: type, at: start)
+        case TupleTypeByte.double:
+            let value = TupleComponent.double(fromOrderedBits: try readUInt64(count: 8, at: start))
+            guard !value.isNaN || value.bitPattern == Double.nan.bitPattern else {
+                throw Self.corrupt("a NaN other than the canonical one", at: start)
+            }
+            return .double(value)
+        case TupleTypeByte.date:
+            let interval = TupleComponent.double(fromOrderedBits: try readUInt64(count: 8, at: start))
+            guard !interval.isNaN || interval.bitPattern == Double.nan.bitPattern else {
+                throw Self.corrupt("a date at a NaN other than the canonical one", at: start)
+            }
+            guard interval.bitPattern != (-0.0 as Double).bitPattern else {
+                throw Self.corrupt("a date at -0.0 rather than +0.0", at: start)
+            }
+            return .date(Date(timeIntervalSinceReferenceDate: interval))
+        case TupleTypeByte.string:
+            let utf8 = try readEscaped(at: start)
+            guard let string = String(validating: utf8, as: UTF8.self) else {
+                throw Self.corrupt("a string that is not valid UTF-8", at: start)
+            }
+            return .string(string)
+        case TupleTypeByte.bytes:
+            return .bytes(try readEscaped(at: start))
+        default:
+            throw Self.corrupt("unknown type byte \(Self.hex(type))", at: start)
+        }
+    }
+
+    private mutating func readInteger(type: UInt8, at start: Int) throws -> TupleComponent {
+        if type == TupleTypeByte.zero {
+            return .int(0)
+        }
+        let isNegative = type < TupleTypeByte.zero
+        let count = Int(isNegative ? TupleTypeByte.zero - type : type - TupleTypeByte.zero)
+        let stored = try readUInt64(count: count, at: start)
+        // The high bytes a shorter encoding would drop: zeros for a positive number, ones for
+        // the complement of a negative one's magnitude.
+        let mask: UInt64 = count == 8 ? .max : (1 << (count * 8)) - 1
+        let magnitude = isNegative ? ~stored & mask : stored
+        guard TupleComponent.significantByteCount(magnitude) == count else {
+            throw Self.corrupt("an integer with a redundant leading byte", at: start)
+        }
+        if !isNegative {
+            return magnitude <= UInt64(Int64.max) ? .int(Int64(magnitude)) : .uint(magnitude)
+        }
+        guard magnitude <= Int64.min.magnitude else {
+            throw Self.corrupt("a negative integer below Int64.min", at: start)
+        }
+        return .int(Int64(truncatingIfNeeded: 0 &- magnitude))
+    }
+
+    /// Reads `count` bytes (at most 8) as a big-endian number.
+    private mutating func readUInt64(count: Int, at start: Int) throws -> UInt64 {
+        guard bytes.count - position >= count else {
+            throw Self.corrupt("a component cut short", at: start)
+        }
+        var value: UInt64 = 0
+        for _ in 0..<count {
+            value = value << 8 | UInt64(bytes[position])
+            position += 1
+        }
+        return value
+    }
+
+    /// Reads the content of a string or byte string up to and including its terminator.
+    private mutating func readEscaped(at start: Int) throws -> [UInt8] {
+        var content: [UInt8] = []
+        while position < bytes.count {
+            let byte = bytes[position]
+            position += 1
+            guard byte == 0 else {
+                content.append(byte)
+                continue
+            }
+            guard position < bytes.count else { return content }
+            let next = bytes[position]
+            if next == TupleTypeByte.escape {
+                content.append(0)
+                position += 1
+            } else if TupleTypeByte.canFollowComponent(next) {
+                return content
+            } else {
+                throw Self.corrupt("0x00 followed by \(Self.hex(next)), neither the 0xFF escape nor a component", at: position - 1)
+            }
+        }
+        throw Self.corrupt("a string or byte string without its terminator", at: start)
+    }
+}
