@@ -289,3 +289,25 @@ struct ViewTests {
         #expect(try handle.changes(in: Changeset.reset(after: 1, upTo: 5)) == [ViewChanges(isReset: true)])
     }
 }
+
+/// The group of an item key read from its bytes (without decoding the key) is the group it was
+/// built with, whatever the group holds: NULs (escaped in the key), non-ASCII, nothing.
+@Suite("View item keys")
+struct ViewItemKeyTests {
+    typealias List = ListRuntime<String, NoMetadata>
+
+    @Test(arguments: ["", "a", "a\u{0}b", "\u{0}", "\u{0}\u{0}", "ü-グループ", "tail\u{0}", String(repeating: "g", count: 300)])
+    func theGroupKeyOfAnItemKeyIsTheGroupsKey(group: String) throws {
+        for sort in [TupleKey([]), TupleKey([.string("\u{0}s")]), TupleKey([.int(-5), .double(2.5)])] {
+            let itemKey = List.itemKey(group: group, sort: sort, index: YapDB.Index(collection: "c\u{0}", key: "k"))
+            #expect(try List.groupKey(ofItemKey: itemKey) == List.groupKey(group))
+            #expect(try List.split(itemKey: itemKey).group == group)
+        }
+    }
+
+    @Test func anItemKeyThatDoesNotStartWithAStringIsCorrupt() {
+        for bytes: [UInt8] in [[], [TupleTypeByte.string], [0x15, 1, 2, 0], [TupleTypeByte.string, 0x61, 0x62]] {
+            #expect(throws: LarderError.self) { try List.groupKey(ofItemKey: bytes) }
+        }
+    }
+}

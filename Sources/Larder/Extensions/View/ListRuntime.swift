@@ -84,11 +84,11 @@ struct ListRuntime<Object: Codable & Sendable, Metadata: Codable & Sendable>: Se
             let sameGroup = old.flatMap { old in itemKey.map { Self.groupPrefix(of: old) == Self.groupPrefix(of: $0) } } ?? false
             if let old {
                 _ = try tree.remove(old)
-                if !sameGroup { try changeCount(ofGroup: try Self.split(itemKey: old).group, by: -1, in: lmdb) }
+                if !sameGroup { try changeCount(ofGroupKey: try Self.groupKey(ofItemKey: old), by: -1, in: lmdb) }
             }
             if let itemKey {
                 _ = try tree.insert(itemKey)
-                if !sameGroup { try changeCount(ofGroup: try Self.split(itemKey: itemKey).group, by: 1, in: lmdb) }
+                if !sameGroup { try changeCount(ofGroupKey: try Self.groupKey(ofItemKey: itemKey), by: 1, in: lmdb) }
                 try itemKey.withUnsafeBytes { try lmdb.put(parts["map"], key: storageKey, value: $0) }
             } else {
                 _ = try lmdb.delete(parts["map"], key: storageKey)
@@ -96,8 +96,7 @@ struct ListRuntime<Object: Codable & Sendable, Metadata: Codable & Sendable>: Se
         }
     }
 
-    private func changeCount(ofGroup group: String, by change: Int, in lmdb: LMDBTransaction) throws {
-        let key = Self.groupKey(group)
+    private func changeCount(ofGroupKey key: [UInt8], by change: Int, in lmdb: LMDBTransaction) throws {
         let count = try Self.count(ofGroupKey: key, in: lmdb, database: parts["groups"]) + change
         try key.withUnsafeBytes { key in
             if count > 0 {
@@ -112,6 +111,27 @@ struct ListRuntime<Object: Codable & Sendable, Metadata: Codable & Sendable>: Se
     /// the group "").
     static func groupKey(_ group: String) -> [UInt8] {
         [1] + Array(group.utf8)
+    }
+
+    /// The `groups` key of the group an item key starts with, read from the item key's bytes
+    /// (its first component: the string type byte, the UTF-8 with each `0x00` escaped as
+    /// `0x00 0xFF`, a `0x00` terminator) without decoding the key or making a `String`.
+    /// - Throws: ``LarderError/Code/corruptValue`` when the key does not start with a string.
+    static func groupKey(ofItemKey itemKey: [UInt8]) throws -> [UInt8] {
+        let prefix = groupPrefix(of: itemKey)
+        guard prefix.count >= 2, prefix.first == TupleTypeByte.string, prefix.last == 0 else {
+            throw LarderError(.corruptValue, "a view item key does not start with its group", operation: "view")
+        }
+        var key: [UInt8] = [1]
+        key.reserveCapacity(prefix.count - 1)
+        var position = prefix.startIndex + 1
+        let end = prefix.endIndex - 1
+        while position < end {
+            let byte = prefix[position]
+            key.append(byte)
+            position += byte == 0 ? 2 : 1  // an escaped NUL: 0x00 0xFF
+        }
+        return key
     }
 
     static func groupName(_ key: UnsafeRawBufferPointer) -> String {
