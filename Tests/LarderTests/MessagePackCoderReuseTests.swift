@@ -135,6 +135,37 @@ import Testing
         DecoderKeeper.kept = nil
     }
 
+    /// Keeps its top-level keyed container, whose box the decoder otherwise reuses.
+    struct ContainerKeeper: Decodable {
+        enum CodingKeys: String, CodingKey { case name }
+        nonisolated(unsafe) static var kept: KeyedDecodingContainer<CodingKeys>?
+        init(from decoder: any Decoder) throws {
+            Self.kept = try decoder.container(keyedBy: CodingKeys.self)
+        }
+    }
+
+    /// Reads its own field, then the kept container while it decodes.
+    struct ReadsTheKeptContainer: Decodable {
+        var name: String
+        var keptName: String?
+        init(from decoder: any Decoder) throws {
+            name = try decoder.container(keyedBy: ContainerKeeper.CodingKeys.self).decode(String.self, forKey: .name)
+            keptName = try? ContainerKeeper.kept?.decode(String.self, forKey: .name)
+        }
+    }
+
+    @Test func aContainerATypeKeptIsNeverReusedForAnotherValue() throws {
+        let decoder = MessagePackDecoder()
+        _ = try decoder.decode(ContainerKeeper.self, from: MPTest.bytes("81 a4 6e 61 6d 65 a3 6f 6c 64"))  // {"name": "old"}
+        #expect(ContainerKeeper.kept != nil)
+        let value = try decoder.decode(ReadsTheKeptContainer.self, from: MPTest.bytes("81 a4 6e 61 6d 65 a3 6e 65 77"))
+        #expect(value.name == "new")
+        // The kept container's decoder forgot its input; had it gone back to the pool, it would read "new".
+        #expect(value.keptName == nil)
+        #expect(ContainerKeeper.kept?.allKeys.isEmpty == true)
+        ContainerKeeper.kept = nil
+    }
+
     /// Keeps the encoder it was encoded with.
     struct EncoderKeeper: Encodable {
         nonisolated(unsafe) static var kept: (any Encoder)?

@@ -12,8 +12,9 @@ import Foundation
 /// built: every length against the bytes that remain, the nesting depth against
 /// a limit of 512 containers, and the end of the top-level value against the end
 /// of the input (a top-level map is checked in the same walk that indexes its
-/// entries). The decoding state is reused from one call to the next, so a
-/// value costs no allocation beyond the ones its own type makes. No input can make it read out of bounds, and decoding time
+/// entries). The decoding state is reused from one call to the next (see
+/// `MessagePackObjectPool`), so a flat keyed value costs no allocation beyond
+/// its own strings and arrays; each nested keyed container still costs one. No input can make it read out of bounds, and decoding time
 /// grows at most as n log n with the input size whatever its shape.
 ///
 /// Only a recursive type can recurse as deep as the input nests; at the

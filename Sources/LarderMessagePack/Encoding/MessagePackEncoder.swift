@@ -84,7 +84,7 @@ public struct MessagePackEncoder: Sendable {
         let pooled = userInfo.isEmpty
         var stream: MessagePackStreamEncoder
         if pooled, let idle = MessagePackStreamEncoder.pool.take() {
-            idle.reuse(buffer: taken)
+            idle.reuse(buffer: &taken)
             stream = idle
         } else {
             stream = MessagePackStreamEncoder(buffer: taken, userInfo: userInfo)

@@ -99,10 +99,13 @@ final class MessagePackStreamEncoder: Encoder {
     static let pool = MessagePackObjectPool<MessagePackStreamEncoder>(capacity: 16)
 
     /// Readies an encoder whose bytes were taken (one from `pool`, with empty
-    /// `userInfo`) for a new top-level encode appending to `buffer`. Frame ids
+    /// `userInfo`) for a new top-level encode appending to `buffer`, which it
+    /// leaves empty. Frame ids
     /// keep counting, so no container of an earlier encode matches a new frame.
-    func reuse(buffer: [UInt8]) {
-        writer.pointee.bytes = buffer
+    /// The buffer is swapped in, not copied, so that it stays uniquely
+    /// referenced and the first append does not copy it.
+    func reuse(buffer: inout [UInt8]) {
+        swap(&writer.pointee.bytes, &buffer)
         state.pointee.frames.removeAll(keepingCapacity: true)
         state.pointee.path.removeAll(keepingCapacity: true)
         state.pointee.activeSlotIndex = -1
