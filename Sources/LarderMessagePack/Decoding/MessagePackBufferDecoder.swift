@@ -266,8 +266,12 @@ final class MessagePackBufferDecoder: Decoder {
         return KeyedDecodingContainer(try makeKeyedContainer(Key.self, at: state.pointee.valueOffset, codingPath: codingPath))
     }
 
-    /// Entries in the top-level map of the current input (0 once invalidated).
-    var topLevelEntryCount: Int { state.pointee.topLevelMap?.entryCount ?? 0 }
+    /// A container's entry count: its own, or for the reused top-level
+    /// container (-1) the count of the current input's top-level map (0 once invalidated).
+    @inline(__always)
+    func resolvedEntryCount(_ count: Int) -> Int {
+        count >= 0 ? count : state.pointee.topLevelMap?.entryCount ?? 0
+    }
 
     /// Whether a `KeyedDecodingContainer` is exactly one reference to its box,
     /// as it has been since Swift 4; otherwise boxes are never reused.
@@ -400,6 +404,7 @@ final class MessagePackBufferDecoder: Decoder {
 
     /// Returns the value offset stored under `key` in a keyed container's entries.
     func findValue(forKey key: String, firstEntry: Int, entryCount: Int) -> Int? {
+        let entryCount = resolvedEntryCount(entryCount)
         // Also rejects containers that outlived their value (their entries are gone).
         guard entryCount > 0, firstEntry >= 1, firstEntry + entryCount <= state.pointee.keyEntries.count else { return nil }
         let hintIndex = firstEntry - 1
@@ -454,6 +459,7 @@ final class MessagePackBufferDecoder: Decoder {
 
     /// Builds the keys of a keyed container that `Key` can represent.
     func allKeys<Key: CodingKey>(_ type: Key.Type, firstEntry: Int, entryCount: Int) -> [Key] {
+        let entryCount = resolvedEntryCount(entryCount)
         guard firstEntry >= 0, firstEntry + entryCount <= state.pointee.keyEntries.count else { return [] }
         let reader = self.reader
         var keys: [Key] = []

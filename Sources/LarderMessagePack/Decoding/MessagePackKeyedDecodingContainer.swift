@@ -17,17 +17,16 @@ struct MessagePackKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainer
     /// `MessagePackContainerLink` (which holds the decoder only once someone kept the container).
     let owner: AnyObject
     let firstEntry: Int
-    /// -1 for the top-level map's container.
-    private let storedEntryCount: Int
+    /// -1 for the top-level map's container, which the decoder resolves
+    /// (`MessagePackBufferDecoder.resolvedEntryCount`) in the same call as the lookup.
+    let entryCount: Int
     let codingPath: [any CodingKey]
-
-    var entryCount: Int { storedEntryCount >= 0 ? storedEntryCount : decoder.topLevelEntryCount }
 
     init(decoder: MessagePackBufferDecoder, firstEntry: Int, entryCount: Int, codingPath: [any CodingKey]) {
         self.decoder = decoder
         owner = decoder
         self.firstEntry = firstEntry
-        storedEntryCount = entryCount
+        self.entryCount = entryCount
         self.codingPath = codingPath
     }
 
@@ -36,7 +35,7 @@ struct MessagePackKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainer
         decoder = link.decoder
         owner = link
         firstEntry = 1
-        storedEntryCount = -1
+        entryCount = -1
         codingPath = []
     }
 
