@@ -315,12 +315,6 @@ final class MessagePackBufferDecoder: Decoder {
     func makeKeyedContainer<Key: CodingKey>(
         _ type: Key.Type, at offset: Int, codingPath: [any CodingKey]
     ) throws -> MessagePackKeyedDecodingContainer<Key> {
-        if offset == 0, let map = state.pointee.topLevelMap, map.entryCount + 1 <= state.pointee.keyEntries.count {
-            if let unsupported = map.unsupportedKey {
-                throw unsupported.decodingError(expecting: [String: Any].self, codingPath: codingPath)
-            }
-            return MessagePackKeyedDecodingContainer(decoder: self, firstEntry: 1, entryCount: map.entryCount, codingPath: codingPath)
-        }
         let reader = self.reader
         var position = offset
         let hintIndex = state.pointee.keyEntries.count
@@ -478,21 +472,5 @@ final class MessagePackBufferDecoder: Decoder {
             }
         }
         return keys
-    }
-}
-
-/// How a reused top-level keyed container reaches its decoder without keeping
-/// it alive (which would make every pooled decoder look referenced).
-///
-/// Created once per decoder. Its `decoder` is valid while the decoder lives:
-/// the container's box is held either by the decoder's own state (and dies
-/// with it), or by someone who kept the container, in which case
-/// `invalidate()` sets `keptDecoder` so that the decoder lives as long as they do.
-final class MessagePackContainerLink {
-    unowned(unsafe) let decoder: MessagePackBufferDecoder
-    var keptDecoder: MessagePackBufferDecoder?
-
-    init(decoder: MessagePackBufferDecoder) {
-        self.decoder = decoder
     }
 }
