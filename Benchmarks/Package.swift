@@ -55,6 +55,16 @@ let package = Package(
             name: "larder-checksum-probe",
             dependencies: ["LarderBenchKit"]
         ),
+        // Decodes or encodes the benchmark's `Item` N times through the Codable archiver, for
+        // callgrind's instruction counts and the interposer's allocation counts per operation.
+        .executableTarget(
+            name: "larder-coder-probe",
+            dependencies: [
+                "LarderBenchKit",
+                .product(name: "Larder", package: "Larder"),
+                .product(name: "MallocInterposerSwift", package: "malloc-interposer"),
+            ]
+        ),
         .executableTarget(
             name: "larder-alloc-probe",
             dependencies: [

@@ -58,6 +58,18 @@ enum FuzzTarget: UInt8, CaseIterable {
                     _ = again.withUnsafeBytes { try? decoder.decode(FuzzRecord.self, from: $0) }
                 }
             }
+            // A top-level map is validated in the walk that indexes it: it must report exactly
+            // what the separate validation pass reports (or nothing when that pass finds none).
+            let expected = FuzzChecks.validationPassMessage(bytes)
+            for outcome in [FuzzChecks.corruption { try decoder.decode(FuzzRecord.self, from: bytes) },
+                            FuzzChecks.corruption { try decoder.decode([String: [Double]].self, from: bytes) }] {
+                if let expected {
+                    precondition(outcome == expected, "the decoder reports \(outcome ?? "no error") where the validation pass reports \(expected)")
+                } else {
+                    precondition(outcome.map { !$0.contains("after the top-level") && !$0.contains("Unexpected end") } ?? true,
+                                 "the decoder reports \(outcome ?? "") where the validation pass finds the input well-formed")
+                }
+            }
             // The same bytes through the value tree the `larder` tool reads: what reads must
             // write back in the smallest layouts, and those bytes must read and write unchanged.
             if let value = try? MessagePackValue(reading: bytes) {
@@ -80,6 +92,36 @@ enum FuzzTarget: UInt8, CaseIterable {
         case .framedValue:
             _ = try? DecoderEntryPoints.framedValue(bytes, as: FuzzRecord.self)
             _ = try? DecoderEntryPoints.framedValue(bytes, as: [String: Int].self)
+        }
+    }
+}
+
+/// Differential checks of the MessagePack decoder against the reader's validation pass.
+enum FuzzChecks {
+    /// The message of the separate validation pass over `bytes` (then the trailing-bytes check),
+    /// as the decoder reported it before a top-level map was validated while being indexed.
+    static func validationPassMessage(_ bytes: UnsafeRawBufferPointer) -> String? {
+        var spans: [MessagePackContainerSpan]? = nil
+        do throws(MessagePackReadError) {
+            let end = try MessagePackReader(bytes: bytes).validateValue(at: 0, spans: &spans)
+            guard end == bytes.count else {
+                return "Found \(bytes.count - end) unexpected bytes after the top-level MessagePack value, which ends at offset \(end)."
+            }
+            return nil
+        } catch {
+            return error.message
+        }
+    }
+
+    /// The description of the top-level `dataCorrupted` error `body` throws, if that is what it throws.
+    static func corruption(_ body: () throws -> Any) -> String? {
+        do {
+            _ = try body()
+            return nil
+        } catch DecodingError.dataCorrupted(let context) where context.codingPath.isEmpty {
+            return context.debugDescription
+        } catch {
+            return nil
         }
     }
 }

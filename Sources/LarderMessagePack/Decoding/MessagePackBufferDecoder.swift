@@ -42,6 +42,24 @@ final class MessagePackBufferDecoder: Decoder {
         var spans: [MessagePackContainerSpan]
         /// Super decoders handed out; invalidated together with this one.
         var children: [MessagePackBufferDecoder] = []
+        /// Entries of the top-level map, indexed while the input was validated
+        /// (see `prepare()`): the first keyed container at offset 0 uses them
+        /// instead of scanning the map again.
+        var topLevelMap: TopLevelMap?
+        /// The box of the last top-level keyed container handed out (a
+        /// `KeyedDecodingContainer` is one reference to it), reused when nobody kept it.
+        var topLevelBox: AnyObject?
+        var topLevelBoxKey: ObjectIdentifier?
+        var link: MessagePackContainerLink?
+    }
+
+    /// The top-level map's index, made by `prepare()`. Its entries sit at the
+    /// start of `keyEntries` (the hint first), where they stay for the whole decode.
+    struct TopLevelMap {
+        var entryCount: Int
+        /// The first key that is neither a string nor an integer, which a keyed
+        /// container of this map reports as it would have found it scanning.
+        var unsupportedKey: MessagePackReadError?
     }
 
     private let state: UnsafeMutablePointer<State>
@@ -66,12 +84,104 @@ final class MessagePackBufferDecoder: Decoder {
     }
 
     /// Forgets the borrowed buffer (here and in every super decoder handed out).
+    /// The entry table keeps its capacity, for the next decode if this object is reused.
     func invalidate() {
+        if state.pointee.topLevelBox != nil && !isKnownUniquelyReferenced(&state.pointee.topLevelBox) {
+            // Someone kept the top-level container: it now keeps this decoder
+            // alive (and so unused by anyone else), and later decodes make a new one.
+            state.pointee.link?.keptDecoder = self
+            state.pointee.link = nil
+            state.pointee.topLevelBox = nil
+            state.pointee.topLevelBoxKey = nil
+        }
         state.pointee.bytes = UnsafeRawBufferPointer(start: nil, count: 0)
-        state.pointee.keyEntries = []
+        state.pointee.keyEntries.removeAll(keepingCapacity: true)
         state.pointee.spans = []
+        state.pointee.topLevelMap = nil
         for child in state.pointee.children { child.invalidate() }
         state.pointee.children = []
+    }
+
+    /// Decoders with empty `userInfo`, kept between top-level decodes.
+    static let pool = MessagePackObjectPool<MessagePackBufferDecoder>(capacity: 16)
+    /// A decoder whose scratch table grew beyond this many entries is not kept,
+    /// so one huge value does not pin its memory for the life of the process.
+    static let maximumKeptEntries = 4_096
+
+    /// Readies an invalidated decoder (one from `pool`, with empty `userInfo`)
+    /// for a new top-level decode of `bytes`.
+    func reuse(bytes: UnsafeRawBufferPointer) {
+        state.pointee.bytes = bytes
+        state.pointee.codingPath.removeAll()
+        state.pointee.valueOffset = 0
+        state.pointee.depth = 0
+    }
+
+    /// How many map entries the scratch table holds room for.
+    var keptEntryCapacity: Int { state.pointee.keyEntries.capacity }
+
+    // MARK: Validation
+
+    /// Checks the whole input before any value is built: every length, the
+    /// nesting depth and the end of the top-level value against the end of the input.
+    ///
+    /// A top-level map (the usual stored value) is checked while its entries
+    /// are indexed, so its bytes are walked once instead of twice; anything
+    /// else is walked by `MessagePackReader.validateValue`. Both report the
+    /// same first problem in the same words.
+    /// - Throws: `DecodingError.dataCorrupted` for malformed input or trailing bytes.
+    func prepare(spans: inout [MessagePackContainerSpan]?) throws {
+        let bytes = state.pointee.bytes
+        let end: Int
+        do throws(MessagePackReadError) {
+            if spans == nil, let format = bytes.first, MessagePackFormat.isMap(format) {
+                end = try indexTopLevelMap()
+            } else {
+                end = try reader.validateValue(at: 0, spans: &spans)
+            }
+        } catch {
+            state.pointee.keyEntries.removeAll(keepingCapacity: true)
+            state.pointee.topLevelMap = nil
+            throw DecodingError.dataCorrupted(DecodingError.Context(codingPath: [], debugDescription: error.message))
+        }
+        guard end == bytes.count else {
+            state.pointee.keyEntries.removeAll(keepingCapacity: true)
+            state.pointee.topLevelMap = nil
+            throw DecodingError.dataCorrupted(DecodingError.Context(
+                codingPath: [],
+                debugDescription: "Found \(bytes.count - end) unexpected bytes after the top-level MessagePack value, which ends at offset \(end)."))
+        }
+        if let spans { state.pointee.spans = spans }
+    }
+
+    /// Validates the map at offset 0 entry by entry (each key and value walked
+    /// once, at depth 1) and records its entries; returns the offset past it.
+    private func indexTopLevelMap() throws(MessagePackReadError) -> Int {
+        let reader = self.reader
+        var position = 0
+        let count = try reader.readMapHeader(at: &position)
+        // The header check guarantees 2 bytes per entry remain, so this is bounded by the input.
+        state.pointee.keyEntries.reserveCapacity(count + 1)
+        state.pointee.keyEntries.append(KeyEntry(keyStart: 0, keyLength: 0, valueStart: 0))
+        var map = TopLevelMap(entryCount: count, unsupportedKey: nil)
+        for _ in 0..<count {
+            let keyOffset = position
+            let format = try reader.byte(at: keyOffset)
+            position = try reader.validateValue(at: keyOffset, depth: 1)
+            if MessagePackFormat.isString(format) {
+                var payload = keyOffset
+                let (start, length) = try reader.readStringRange(at: &payload)
+                state.pointee.keyEntries.append(KeyEntry(keyStart: start, keyLength: length, valueStart: position))
+            } else if MessagePackFormat.isInteger(format) {
+                state.pointee.keyEntries.append(KeyEntry(keyStart: keyOffset, keyLength: -1, valueStart: position))
+            } else {
+                if map.unsupportedKey == nil { map.unsupportedKey = .unsupportedKey(found: format, offset: keyOffset) }
+                state.pointee.keyEntries.append(KeyEntry(keyStart: 0, keyLength: -2, valueStart: position))
+            }
+            position = try reader.validateValue(at: position, depth: 1)
+        }
+        state.pointee.topLevelMap = map
+        return position
     }
 
     // MARK: Values
@@ -147,7 +257,49 @@ final class MessagePackBufferDecoder: Decoder {
     // MARK: Decoder
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
-        KeyedDecodingContainer(try makeKeyedContainer(Key.self, at: state.pointee.valueOffset, codingPath: codingPath))
+        if state.pointee.valueOffset == 0, let map = state.pointee.topLevelMap, state.pointee.codingPath.isEmpty {
+            if let unsupported = map.unsupportedKey {
+                throw unsupported.decodingError(expecting: [String: Any].self, codingPath: [])
+            }
+            return topLevelContainer(Key.self)
+        }
+        return KeyedDecodingContainer(try makeKeyedContainer(Key.self, at: state.pointee.valueOffset, codingPath: codingPath))
+    }
+
+    /// A container's entry count: its own, or for the reused top-level
+    /// container (-1) the count of the current input's top-level map (0 once invalidated).
+    @inline(__always)
+    func resolvedEntryCount(_ count: Int) -> Int {
+        count >= 0 ? count : state.pointee.topLevelMap?.entryCount ?? 0
+    }
+
+    /// Whether a `KeyedDecodingContainer` is exactly one reference to its box,
+    /// as it has been since Swift 4; otherwise boxes are never reused.
+    private static let containerIsOneReference =
+        MemoryLayout<KeyedDecodingContainer<MessagePackCodingKey>>.size == MemoryLayout<AnyObject>.size
+
+    /// The keyed container of the top-level map: the previous decode's box when
+    /// it was made for the same `Key` and nobody kept it, so that most decodes
+    /// allocate no container at all.
+    private func topLevelContainer<Key: CodingKey>(_ type: Key.Type) -> KeyedDecodingContainer<Key> {
+        let key = ObjectIdentifier(Key.self)
+        if state.pointee.topLevelBoxKey == key && isKnownUniquelyReferenced(&state.pointee.topLevelBox),
+           let box = state.pointee.topLevelBox {
+            return unsafeBitCast(box, to: KeyedDecodingContainer<Key>.self)
+        }
+        let link: MessagePackContainerLink
+        if let existing = state.pointee.link {
+            link = existing
+        } else {
+            link = MessagePackContainerLink(decoder: self)
+            state.pointee.link = link
+        }
+        let container = KeyedDecodingContainer(MessagePackKeyedDecodingContainer<Key>(topLevelOf: link))
+        if Self.containerIsOneReference {
+            state.pointee.topLevelBox = unsafeBitCast(container, to: AnyObject.self)
+            state.pointee.topLevelBoxKey = key
+        }
+        return container
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
@@ -246,6 +398,7 @@ final class MessagePackBufferDecoder: Decoder {
 
     /// Returns the value offset stored under `key` in a keyed container's entries.
     func findValue(forKey key: String, firstEntry: Int, entryCount: Int) -> Int? {
+        let entryCount = resolvedEntryCount(entryCount)
         // Also rejects containers that outlived their value (their entries are gone).
         guard entryCount > 0, firstEntry >= 1, firstEntry + entryCount <= state.pointee.keyEntries.count else { return nil }
         let hintIndex = firstEntry - 1
@@ -274,10 +427,19 @@ final class MessagePackBufferDecoder: Decoder {
         let length = entry.keyLength
         guard length == keyBytes.count else { return false }
         // Re-checked because an invalidated decoder has an empty buffer.
-        guard entry.keyStart >= 0, entry.keyStart <= bytes.count, length <= bytes.count - entry.keyStart else { return false }
+        let bytes = self.bytes
+        guard entry.keyStart >= 0, entry.keyStart <= bytes.count, length <= bytes.count - entry.keyStart,
+              let stored = bytes.baseAddress, let wanted = keyBytes.baseAddress else { return length == 0 }
+        // Eight bytes at a time: most keys are one or two words.
+        let start = stored + entry.keyStart
         var index = 0
+        while length - index >= 8 {
+            if start.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+                != UnsafeRawPointer(wanted).loadUnaligned(fromByteOffset: index, as: UInt64.self) { return false }
+            index += 8
+        }
         while index < length {
-            if bytes[entry.keyStart + index] != keyBytes[index] { return false }
+            if start.load(fromByteOffset: index, as: UInt8.self) != wanted[index] { return false }
             index += 1
         }
         return true
@@ -291,6 +453,7 @@ final class MessagePackBufferDecoder: Decoder {
 
     /// Builds the keys of a keyed container that `Key` can represent.
     func allKeys<Key: CodingKey>(_ type: Key.Type, firstEntry: Int, entryCount: Int) -> [Key] {
+        let entryCount = resolvedEntryCount(entryCount)
         guard firstEntry >= 0, firstEntry + entryCount <= state.pointee.keyEntries.count else { return [] }
         let reader = self.reader
         var keys: [Key] = []

@@ -11,7 +11,10 @@ import Foundation
 /// The input is read in place and checked completely before any value is
 /// built: every length against the bytes that remain, the nesting depth against
 /// a limit of 512 containers, and the end of the top-level value against the end
-/// of the input. No input can make it read out of bounds, and decoding time
+/// of the input (a top-level map is checked in the same walk that indexes its
+/// entries). The decoding state is reused from one call to the next (see
+/// `MessagePackObjectPool`), so a flat keyed value costs no allocation beyond
+/// its own strings and arrays; each nested keyed container still costs one. No input can make it read out of bounds, and decoding time
 /// grows at most as n log n with the input size whatever its shape.
 ///
 /// Only a recursive type can recurse as deep as the input nests; at the
@@ -38,22 +41,26 @@ public struct MessagePackDecoder: Sendable {
     ///   `.valueNotFound` or `.keyNotFound` when the input does not match `type`;
     ///   and any error thrown by the type's own `init(from:)`.
     public func decode<T: Decodable>(_ type: T.Type, from bytes: UnsafeRawBufferPointer) throws -> T {
-        let end: Int
         // Big inputs get a table of container ends so that no nesting can make
         // decoding walk the same bytes over and over (see MessagePackContainerSpan).
         var spans: [MessagePackContainerSpan]? = bytes.count >= MessagePackContainerSpan.inputThreshold ? [] : nil
-        do throws(MessagePackReadError) {
-            end = try MessagePackReader(bytes: bytes).validateValue(at: 0, spans: &spans)
-        } catch {
-            throw DecodingError.dataCorrupted(DecodingError.Context(codingPath: [], debugDescription: error.message))
+        // Decoders with `userInfo` are rare and get an object of their own; the
+        // rest reuse one, with its scratch memory (see MessagePackObjectPool).
+        let pooled = userInfo.isEmpty
+        var decoder: MessagePackBufferDecoder
+        if pooled, let idle = MessagePackBufferDecoder.pool.take() {
+            idle.reuse(bytes: bytes)
+            decoder = idle
+        } else {
+            decoder = MessagePackBufferDecoder(bytes: bytes, userInfo: userInfo, spans: [])
         }
-        guard end == bytes.count else {
-            throw DecodingError.dataCorrupted(DecodingError.Context(
-                codingPath: [],
-                debugDescription: "Found \(bytes.count - end) unexpected bytes after the top-level MessagePack value, which ends at offset \(end)."))
+        defer {
+            decoder.invalidate()
+            if pooled && decoder.keptEntryCapacity <= MessagePackBufferDecoder.maximumKeptEntries {
+                MessagePackBufferDecoder.pool.recycle(&decoder)
+            }
         }
-        let decoder = MessagePackBufferDecoder(bytes: bytes, userInfo: userInfo, spans: spans ?? [])
-        defer { decoder.invalidate() }
+        try decoder.prepare(spans: &spans)
         return try decoder.decodeTopLevel(type)
     }
 

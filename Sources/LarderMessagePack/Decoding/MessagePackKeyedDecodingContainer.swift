@@ -6,11 +6,38 @@ import Foundation
 
 /// Reads a MessagePack map whose entries `MessagePackBufferDecoder` indexed when
 /// the container was created.
+///
+/// The container of the top-level map is reused from one decode to the next
+/// (see `MessagePackBufferDecoder.topLevelContainer`), so it reads the entry
+/// count of the current decode from the decoder instead of storing one.
 struct MessagePackKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
-    let decoder: MessagePackBufferDecoder
+    /// Not retained here: `owner` keeps the decoder alive.
+    unowned(unsafe) let decoder: MessagePackBufferDecoder
+    /// The decoder itself, or for the reused top-level container the decoder's
+    /// `MessagePackContainerLink` (which holds the decoder only once someone kept the container).
+    let owner: AnyObject
     let firstEntry: Int
+    /// -1 for the top-level map's container, which the decoder resolves
+    /// (`MessagePackBufferDecoder.resolvedEntryCount`) in the same call as the lookup.
     let entryCount: Int
     let codingPath: [any CodingKey]
+
+    init(decoder: MessagePackBufferDecoder, firstEntry: Int, entryCount: Int, codingPath: [any CodingKey]) {
+        self.decoder = decoder
+        owner = decoder
+        self.firstEntry = firstEntry
+        self.entryCount = entryCount
+        self.codingPath = codingPath
+    }
+
+    /// The container of the top-level map of whatever input `link.decoder` reads.
+    init(topLevelOf link: MessagePackContainerLink) {
+        decoder = link.decoder
+        owner = link
+        firstEntry = 1
+        entryCount = -1
+        codingPath = []
+    }
 
     var allKeys: [Key] { decoder.allKeys(Key.self, firstEntry: firstEntry, entryCount: entryCount) }
 

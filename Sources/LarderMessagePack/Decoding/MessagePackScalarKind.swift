@@ -49,16 +49,19 @@ enum MessagePackScalarKind {
             if T.self == Int128.self { return .int128 }
             if T.self == UInt128.self { return .uint128 }
         }
-        if T.self == [String].self { return .stringArray }
-        if T.self == [Int].self { return .intArray }
-        if T.self == [Double].self { return .doubleArray }
-        if T.self == [Bool].self { return .boolArray }
-        if T.self == [Float].self { return .floatArray }
-        if T.self == [Int64].self { return .int64Array }
-        if T.self == [UInt64].self { return .uint64Array }
-        if T.self == [Int32].self { return .int32Array }
-        if T.self == [UInt32].self { return .uint32Array }
-        if T.self == [UInt8].self { return .uint8Array }
+        // Array metadata is looked up (in a locked cache) on every mention of
+        // `[String].self`; the table below does it once per process.
+        let type = ObjectIdentifier(T.self)
+        for (arrayType, kind) in arrayKinds where arrayType == type { return kind }
         return nil
     }
+
+    /// The arrays of scalars, by type.
+    private static let arrayKinds: [(ObjectIdentifier, MessagePackScalarKind)] = [
+        (ObjectIdentifier([String].self), .stringArray), (ObjectIdentifier([Int].self), .intArray),
+        (ObjectIdentifier([Double].self), .doubleArray), (ObjectIdentifier([Bool].self), .boolArray),
+        (ObjectIdentifier([Float].self), .floatArray), (ObjectIdentifier([Int64].self), .int64Array),
+        (ObjectIdentifier([UInt64].self), .uint64Array), (ObjectIdentifier([Int32].self), .int32Array),
+        (ObjectIdentifier([UInt32].self), .uint32Array), (ObjectIdentifier([UInt8].self), .uint8Array),
+    ]
 }

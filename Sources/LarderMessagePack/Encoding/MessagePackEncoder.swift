@@ -79,7 +79,16 @@ public struct MessagePackEncoder: Sendable {
         // and appends never copy it.
         var taken: [UInt8] = []
         swap(&taken, &buffer)
-        let stream = MessagePackStreamEncoder(buffer: taken, userInfo: userInfo)
+        // Encoders with `userInfo` are rare and get an object of their own; the
+        // rest reuse one with its frame stack (see MessagePackObjectPool).
+        let pooled = userInfo.isEmpty
+        var stream: MessagePackStreamEncoder
+        if pooled, let idle = MessagePackStreamEncoder.pool.take() {
+            idle.reuse(buffer: &taken)
+            stream = idle
+        } else {
+            stream = MessagePackStreamEncoder(buffer: taken, userInfo: userInfo)
+        }
         var streamError: (any Error)?
         do {
             try stream.encodeTopLevel(value)
@@ -87,7 +96,9 @@ public struct MessagePackEncoder: Sendable {
             streamError = error
         }
         buffer = stream.takeBytes()
-        if !stream.needsFallback {
+        let needsFallback = stream.needsFallback
+        if pooled { MessagePackStreamEncoder.pool.recycle(&stream) }
+        if !needsFallback {
             if let streamError {
                 buffer.removeSubrange(originalCount...)
                 throw streamError

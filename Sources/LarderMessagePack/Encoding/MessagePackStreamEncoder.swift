@@ -87,11 +87,29 @@ final class MessagePackStreamEncoder: Encoder {
         state.deallocate()
     }
 
-    /// Hands the written bytes back; the encoder must not be used afterwards.
+    /// Hands the written bytes back; the encoder must not be used afterwards,
+    /// except through `reuse(buffer:)`.
     func takeBytes() -> [UInt8] {
         var bytes: [UInt8] = []
         swap(&bytes, &writer.pointee.bytes)
         return bytes
+    }
+
+    /// Encoders with empty `userInfo`, kept between top-level encodes.
+    static let pool = MessagePackObjectPool<MessagePackStreamEncoder>(capacity: 16)
+
+    /// Readies an encoder whose bytes were taken (one from `pool`, with empty
+    /// `userInfo`) for a new top-level encode appending to `buffer`, which it
+    /// leaves empty. Frame ids
+    /// keep counting, so no container of an earlier encode matches a new frame.
+    /// The buffer is swapped in, not copied, so that it stays uniquely
+    /// referenced and the first append does not copy it.
+    func reuse(buffer: inout [UInt8]) {
+        swap(&writer.pointee.bytes, &buffer)
+        state.pointee.frames.removeAll(keepingCapacity: true)
+        state.pointee.path.removeAll(keepingCapacity: true)
+        state.pointee.activeSlotIndex = -1
+        state.pointee.needsFallback = false
     }
 
     func codingPath(prefix count: Int) -> [any CodingKey] {

@@ -42,6 +42,24 @@ package enum MessagePackFormat {
     /// Extension type -1 as a byte.
     package static let timestampExtensionType: UInt8 = 0xff
 
+    /// Whether `byte` starts a map (fixmap, map16 or map32).
+    @inline(__always)
+    package static func isMap(_ byte: UInt8) -> Bool {
+        byte & 0xf0 == fixmapMask || byte == map16 || byte == map32
+    }
+
+    /// Whether `byte` starts a string (fixstr, str8, str16 or str32).
+    @inline(__always)
+    package static func isString(_ byte: UInt8) -> Bool {
+        byte & 0xe0 == fixstrMask || (byte >= str8 && byte <= str32)
+    }
+
+    /// Whether `byte` starts an integer (a fixint or uint8...int64).
+    @inline(__always)
+    package static func isInteger(_ byte: UInt8) -> Bool {
+        byte <= positiveFixintMax || byte >= negativeFixintMin || (byte >= uint8 && byte <= int64)
+    }
+
     /// What kind of value a format byte starts, for "expected X but found Y" messages.
     package static func describe(_ byte: UInt8) -> String {
         switch byte {

@@ -163,13 +163,31 @@ package struct MessagePackReader {
     /// can later jump over it instead of walking it again (see
     /// `MessagePackContainerSpan`).
     package func validateValue(at offset: Int, spans: inout [MessagePackContainerSpan]?) throws(MessagePackReadError) -> Int {
+        try validateValue(at: offset, depth: 0, spans: &spans)
+    }
+
+    /// Validates the value at `offset` as `validateValue(at:spans:)` does, for
+    /// a value that sits `depth` containers deep in the input (the depth limit
+    /// counts from the top-level value). A scalar is only its header.
+    @inline(__always)
+    package func validateValue(at offset: Int, depth: Int) throws(MessagePackReadError) -> Int {
+        let header = try header(at: offset)
+        guard header.isContainer else { return header.next }
+        var noSpans: [MessagePackContainerSpan]? = nil
+        return try validateValue(at: offset, depth: depth, spans: &noSpans)
+    }
+
+    private func validateValue(
+        at offset: Int, depth baseDepth: Int, spans: inout [MessagePackContainerSpan]?
+    ) throws(MessagePackReadError) -> Int {
         // Most values nest only a few levels: a small stack buffer is cheaper to
         // touch than one sized for the limit, and deeper input simply starts over.
-        if let end = try validateValue(at: offset, spans: &spans, stackLevels: 32) {
+        if let end = try validateValue(at: offset, baseDepth: baseDepth, spans: &spans, stackLevels: 32) {
             return end
         }
         if spans != nil { spans = [] }
-        guard let end = try validateValue(at: offset, spans: &spans, stackLevels: MessagePackReader.maximumDepth) else {
+        guard let end = try validateValue(
+            at: offset, baseDepth: baseDepth, spans: &spans, stackLevels: MessagePackReader.maximumDepth) else {
             throw .depthLimitExceeded(offset: offset)
         }
         return end
@@ -178,9 +196,10 @@ package struct MessagePackReader {
     /// One validation walk with room for `stackLevels` levels; returns nil if
     /// the input nests deeper than that (but not deeper than the limit).
     private func validateValue(
-        at offset: Int, spans: inout [MessagePackContainerSpan]?, stackLevels: Int
+        at offset: Int, baseDepth: Int, spans: inout [MessagePackContainerSpan]?, stackLevels: Int
     ) throws(MessagePackReadError) -> Int? {
-        let maximumDepth = MessagePackReader.maximumDepth
+        // Levels below the value being walked count against the limit too.
+        let maximumDepth = MessagePackReader.maximumDepth - baseDepth
         // Per level: values still to read, and the span index of the container that opened it.
         return try withUnsafeTemporaryAllocation(of: Int.self, capacity: 2 * (stackLevels + 1)) { stack throws(MessagePackReadError) -> Int? in
             var position = offset
