@@ -191,6 +191,33 @@ struct CacheTests {
         }
     }
 
+    /// A commit that changed more indexes than the cache holds is applied by one pass over the
+    /// cache (issue 16): exactly the changed values go, objects and metadata alike.
+    @Test func aCommitLargerThanTheCacheRemovesExactlyWhatItChanged() throws {
+        try withCountingStore { db, objectDecodes, metadataDecodes in
+            try db.write { txn in
+                for key in ["a", "b", "c"] { try txn.setObject(1, forKey: key, inCollection: "c", metadata: "old") }
+            }
+            let reader = db.newConnection()
+            func read(_ key: String) throws -> (Int?, String?) {
+                try reader.read { (try $0.object(forKey: key, inCollection: "c", as: Int.self), try $0.metadata(forKey: key, inCollection: "c", as: String.self)) }
+            }
+            for key in ["a", "b", "c"] { _ = try read(key) }
+            #expect(objectDecodes.value == 3 && metadataDecodes.value == 3)
+            try db.write { txn in  // another connection: 12 changes against 6 values held
+                try txn.setObject(2, forKey: "a", inCollection: "c", metadata: "old")  // object and metadata
+                try txn.replaceMetadata("new", forKey: "b", inCollection: "c")  // metadata only
+                for i in 0..<10 { try txn.setObject(i, forKey: "other\(i)", inCollection: "c") }
+            }
+            let (a, aInfo) = try read("a")
+            let (b, bInfo) = try read("b")
+            let (c, cInfo) = try read("c")
+            #expect(a == 2 && aInfo == "old" && b == 1 && bInfo == "new" && c == 1 && cInfo == "old")
+            #expect(objectDecodes.value == 4)  // "a" only
+            #expect(metadataDecodes.value == 5)  // "a" and "b"
+        }
+    }
+
     @Test func limitsChangeAtRunTimeAndZeroTurnsTheCacheOff() throws {
         try withCountingStore { db, decodes, _ in
             try db.write { txn in for key in ["a", "b", "c"] { try txn.setObject(1, forKey: key, inCollection: "c") } }

@@ -307,6 +307,9 @@ extension ConnectionCache.State {
             flush()
             return
         }
+        let held = objects.count + metadata.count + identities.count
+        // An empty cache has nothing to invalidate: a bulk write into one costs no lookup per key.
+        guard held > 0 else { return }
         if !changeset.clearedCollections.isEmpty {
             let cleared = changeset.clearedCollections
             objects.removeAll { cleared.contains($0.index.collection) }
@@ -314,6 +317,13 @@ extension ConnectionCache.State {
             identities.removeAll { cleared.contains($0.index.collection) }
         }
         let tracksIdentities = !identities.isEmpty
+        if !tracksIdentities, changeset.entryCount > held {
+            // More changes than values held: one pass over the cache asks the changeset instead
+            // of one removal per changed key.
+            objects.removeAll { changeset.hasObjectChange(for: $0.index) }
+            metadata.removeAll { changeset.hasMetadataChange(for: $0.index) }
+            return
+        }
         changeset.forEachChange { index, change in
             let key = ConnectionCache.Key(index)
             if let objectChange = change.object {
