@@ -18,7 +18,12 @@ final class HandDecodedFloor {
         try floor.put(keys: Keys.bytes((0..<count).map(Keys.key))) { packed[$0] }
         keyBytes = Keys.bytes(keys)
         // The floor must read what Larder wrote; a decoder that got it wrong would be no floor.
-        let first = try floor.read { get in try keyBytes[0].withUnsafeBytes { try get($0).map(ItemFloorDecoder.decode) } }
+        let first: Item? = try floor.read { get in
+            try keyBytes[0].withUnsafeBytes { key throws -> Item? in
+                guard let bytes = get(key) else { return nil }
+                return try ItemFloorDecoder.decode(bytes)
+            }
+        }
         precondition(first == Item(key: keys[0], seed: Int(keys[0].dropFirst()) ?? -1), "the hand-written decoder misread an item")
     }
 

@@ -1,3 +1,5 @@
+import LarderBenchKit
+
 /// A hand-written MessagePack decoder for `Item`, with no `Codable` in it: the floor of
 /// decoding (row 4 compares a warm-cache read against `mdb_get` plus this, the fastest uncached
 /// read there can be). It reads the map that Larder's Codable path writes (field names as keys,
