@@ -157,6 +157,67 @@ struct CacheTests {
         }
     }
 
+    /// A half whose limit is 0 is skipped (issue 16: no lookup, no boxed value), yet its reads
+    /// still count as misses, and it takes part again as soon as its limit is raised.
+    @Test func aCacheThatKeepsNothingIsSkippedAndStillCountsMisses() throws {
+        try withCountingStore { db, objectDecodes, metadataDecodes in
+            try db.write { try $0.setObject(7, forKey: "a", inCollection: "c", metadata: "m") }
+            let connection = db.newConnection()
+            connection.objectCacheLimit = 0
+            connection.metadataCacheLimit = 0
+            for _ in 0..<3 { #expect(try connection.read { try $0.object(forKey: "a", inCollection: "c", as: Int.self) } == 7) }
+            for _ in 0..<2 { #expect(try connection.read { try $0.metadata(forKey: "a", inCollection: "c", as: String.self) } == "m") }
+            #expect(objectDecodes.value == 3 && metadataDecodes.value == 2)
+            var statistics = connection.cacheStatistics
+            #expect(statistics.objectMisses == 3 && statistics.metadataMisses == 2 && statistics.objectHits == 0 && statistics.metadataHits == 0)
+            // A write through the connection keeps nothing either: the next read decodes.
+            try connection.write { try $0.setObject(8, forKey: "a", inCollection: "c", metadata: "n") }
+            #expect(try connection.read { try $0.object(forKey: "a", inCollection: "c", as: Int.self) } == 8)
+            #expect(objectDecodes.value == 4)
+
+            connection.objectCacheLimit = 4
+            for _ in 0..<2 { #expect(try connection.read { try $0.object(forKey: "a", inCollection: "c", as: Int.self) } == 8) }
+            #expect(objectDecodes.value == 5)
+            statistics = connection.cacheStatistics
+            #expect(statistics.objectMisses == 5 && statistics.objectHits == 1)
+            connection.objectCacheLimit = 0
+            #expect(try connection.read { try $0.object(forKey: "a", inCollection: "c", as: Int.self) } == 8)
+            #expect(objectDecodes.value == 6)  // the limit emptied the cache; nothing stale answers
+            // The identity map keeps instances even with no object cache: the cache is not skipped.
+            connection.keepsIdentityMap = true
+            #expect(connection.core.cache.keepsNothing(.object) == false)
+            connection.keepsIdentityMap = false
+            #expect(connection.core.cache.keepsNothing(.object))
+        }
+    }
+
+    /// A commit that changed more indexes than the cache holds is applied by one pass over the
+    /// cache (issue 16): exactly the changed values go, objects and metadata alike.
+    @Test func aCommitLargerThanTheCacheRemovesExactlyWhatItChanged() throws {
+        try withCountingStore { db, objectDecodes, metadataDecodes in
+            try db.write { txn in
+                for key in ["a", "b", "c"] { try txn.setObject(1, forKey: key, inCollection: "c", metadata: "old") }
+            }
+            let reader = db.newConnection()
+            func read(_ key: String) throws -> (Int?, String?) {
+                try reader.read { (try $0.object(forKey: key, inCollection: "c", as: Int.self), try $0.metadata(forKey: key, inCollection: "c", as: String.self)) }
+            }
+            for key in ["a", "b", "c"] { _ = try read(key) }
+            #expect(objectDecodes.value == 3 && metadataDecodes.value == 3)
+            try db.write { txn in  // another connection: 12 changes against 6 values held
+                try txn.setObject(2, forKey: "a", inCollection: "c", metadata: "old")  // object and metadata
+                try txn.replaceMetadata("new", forKey: "b", inCollection: "c")  // metadata only
+                for i in 0..<10 { try txn.setObject(i, forKey: "other\(i)", inCollection: "c") }
+            }
+            let (a, aInfo) = try read("a")
+            let (b, bInfo) = try read("b")
+            let (c, cInfo) = try read("c")
+            #expect(a == 2 && aInfo == "old" && b == 1 && bInfo == "new" && c == 1 && cInfo == "old")
+            #expect(objectDecodes.value == 4)  // "a" only
+            #expect(metadataDecodes.value == 5)  // "a" and "b"
+        }
+    }
+
     @Test func limitsChangeAtRunTimeAndZeroTurnsTheCacheOff() throws {
         try withCountingStore { db, decodes, _ in
             try db.write { txn in for key in ["a", "b", "c"] { try txn.setObject(1, forKey: key, inCollection: "c") } }

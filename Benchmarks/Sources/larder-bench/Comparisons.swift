@@ -64,11 +64,12 @@ var comparisons: [Comparison] { [
                    return (.timing(reads) { try store.larderUncached() }, .timing(reads) { try store.grdbFetch() })
                }),
     Comparison(id: "4-cached", workload: "4. random read, Codable, cache warm",
-               larder: "cache warm", reference: "Larder, cache off",
+               larder: "cache warm", reference: "C mdb_get + hand-written decode",
                body: .timed { fixtures in
                    let store = try fixtures.records
                    let reads = fixtures.scale.itemReads
-                   return (.timing(reads) { try store.larderCached() }, .timing(reads) { try store.larderHotUncached() })
+                   let floor = try fixtures.handDecoded
+                   return (.timing(reads) { try store.larderCached() }, .timing(reads) { try floor.read() })
                }),
     Comparison(id: "5-insert-vs-grdb", workload: "5. insert, Codable, one write txn",
                larder: "setObject (MessagePack)", reference: "GRDB insert",

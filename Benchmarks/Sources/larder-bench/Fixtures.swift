@@ -11,6 +11,7 @@ final class Fixtures {
     private var durableStores: DurableCommitWorkload?
     private var groupStore: GroupCommitWorkload?
     private var checksumStores: ChecksumWorkload?
+    private var handDecodedStore: HandDecodedFloor?
 
     var rawRead: RawReadWorkload {
         get throws {
@@ -26,6 +27,16 @@ final class Fixtures {
             if let recordStore { return recordStore }
             let made = try RecordReadWorkload(items: scale.items, reads: scale.itemReads, hot: scale.hotItems)
             recordStore = made
+            return made
+        }
+    }
+
+    /// Row 4's floor, over the record workload's items and hot keys.
+    var handDecoded: HandDecodedFloor {
+        get throws {
+            if let handDecodedStore { return handDecodedStore }
+            let made = try HandDecodedFloor(items: scale.items, keys: try records.hotKeys)
+            handDecodedStore = made
             return made
         }
     }

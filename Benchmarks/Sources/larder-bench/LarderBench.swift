@@ -34,6 +34,9 @@ struct LarderBench: AsyncParsableCommand {
     @Flag(help: "Report missed targets without failing (exit status 0).")
     var reportOnly = false
 
+    @Flag(help: "Print one JSON object per row (id, Larder and reference figures, ratio, target, pass) on standard output instead of the table; the run's description goes to standard error.")
+    var json = false
+
     @Flag(help: "List the comparisons and exit.")
     var list = false
 
@@ -53,7 +56,8 @@ struct LarderBench: AsyncParsableCommand {
         let selected = comparisons.filter { $0.matches(filter) }
         guard !selected.isEmpty else { throw ValidationError("no comparison matches \(filter); see --list") }
 
-        print(machineDescription(scale: scale, targetsPath: targetsPath))
+        let description = machineDescription(scale: scale, targetsPath: targetsPath)
+        if json { FileHandle.standardError.write(Data((description + "\n").utf8)) } else { print(description) }
         let fixtures = Fixtures(scale: scale)
         var table = Table()
         var missed: [String] = []
@@ -62,24 +66,35 @@ struct LarderBench: AsyncParsableCommand {
             let clock = ContinuousClock.now
             let target = targetsFile.targets[comparison.id]
             var row = ["\(comparison.workload): \(comparison.larder) vs \(comparison.reference)"]
+            var report = RowReport(id: comparison.id, workload: row[0], unit: "seconds per operation", target: target)
             switch comparison.body {
             case .timed(let make):
                 let (larder, reference) = try await make(fixtures)
                 let measured = try await interleave(larder: larder, reference: reference, rounds: scale.rounds)
                 row += [describe(secondsPerOperation: measured.larder), describe(secondsPerOperation: measured.reference)]
+                report.larder = measured.larder
+                report.reference = measured.reference
+                report.ratio = measured.reference / measured.larder
                 if let target {
                     let ratio = target.ratio(larder: measured.larder, reference: measured.reference)
                     let met = target.isMet(by: ratio)
+                    report.ratio = ratio
+                    report.pass = met
                     row += [fixed(ratio, 2) + "×", target.text, met ? "pass" : "MISS"]
                     if !met { missed.append(comparison.id) }
                 } else {
                     row += [fixed(measured.reference / measured.larder, 2) + "× faster", "none", "–"]
                 }
             case .allocations(let count):
+                report.unit = "allocations per operation"
                 if let counted = try count(scale) {
                     row += [fixed(counted.larder, 2) + " allocs/op", fixed(counted.reference, 2) + " allocs/op"]
+                    report.larder = counted.larder
+                    report.reference = counted.reference
                     if let target {
                         let met = target.isMet(by: counted.larder)
+                        report.ratio = counted.larder
+                        report.pass = met
                         row += [fixed(counted.larder, 2), target.text, met ? "pass" : "MISS"]
                         if !met { missed.append(comparison.id) }
                     } else {
@@ -90,17 +105,22 @@ struct LarderBench: AsyncParsableCommand {
                 }
             }
             table.add(row)
+            if json { print(report.line) }
             FileHandle.standardError.write(Data("  \(comparison.id): done in \(fixed((ContinuousClock.now - clock).seconds, 1)) s\n".utf8))
         }
-        print("")
-        print(table.render())
-        print("")
-        print("Times are medians per operation over \(scale.rounds) interleaved rounds; ratio as the target states it.")
-        print("Whole run: \(fixed((ContinuousClock.now - started).seconds, 1)) s.")
+        // With --json the summary goes to standard error, so standard output is only the rows.
+        let say: (String) -> Void = json ? { FileHandle.standardError.write(Data(($0 + "\n").utf8)) } : { print($0) }
+        if !json {
+            print("")
+            print(table.render())
+            print("")
+            print("Times are medians per operation over \(scale.rounds) interleaved rounds; ratio as the target states it.")
+        }
+        say("Whole run: \(fixed((ContinuousClock.now - started).seconds, 1)) s.")
         if missed.isEmpty {
-            print("All targets met.")
+            say("All targets met.")
         } else {
-            print("Targets missed: \(missed.joined(separator: ", "))\(reportOnly ? " (reported only: --report-only)" : "").")
+            say("Targets missed: \(missed.joined(separator: ", "))\(reportOnly ? " (reported only: --report-only)" : "").")
             if !reportOnly { throw ExitCode(1) }
         }
     }

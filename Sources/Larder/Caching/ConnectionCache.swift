@@ -21,7 +21,11 @@ import Darwin
 /// handed out, which moves across commits with the object cache: a class instance found in either
 /// is the one in the map, so a read returns the same instance whichever of them answers it.
 final class ConnectionCache: Sendable {
-    enum Half { case object, metadata }
+    enum Half {
+        case object, metadata
+
+        var bit: UInt8 { self == .object ? 1 : 2 }
+    }
 
     /// An index with its hash computed once: a read that misses looks it up, then stores it.
     struct Key: Hashable {
@@ -62,19 +66,62 @@ final class ConnectionCache: Sendable {
     /// The thread running an ``IdentityRefreshable/refresh(from:)`` under the lock, 0 when none:
     /// that thread must not take the lock again (it would deadlock).
     private let refreshingThread = Atomic<UInt>(0)
+    /// Which halves keep nothing (``Half/bit``), readable without the lock: a read of such a half
+    /// skips the cache altogether — no lock, no hashed key, no boxed value. Written under the lock.
+    private let keepingNothing = Atomic<UInt8>(0)
+    /// Misses of reads that skipped the cache, counted here as they never take the lock.
+    private let skippedObjectMisses = Atomic<Int>(0)
+    private let skippedMetadataMisses = Atomic<Int>(0)
 
     init(objectLimit: Int, metadataLimit: Int, keepsIdentityMap: Bool = false) {
         state = Mutex(State(objects: LRUCache(limit: objectLimit), metadata: LRUCache(limit: metadataLimit), identityMapOn: keepsIdentityMap))
+        locked { updateKeepingNothing($0) }
     }
 
     var objectLimit: Int {
         get { locked { $0.objects.limit } }
-        set { locked { $0.objects.limit = newValue } }
+        set {
+            locked { state in
+                state.objects.limit = newValue
+                updateKeepingNothing(state)
+            }
+        }
     }
 
     var metadataLimit: Int {
         get { locked { $0.metadata.limit } }
-        set { locked { $0.metadata.limit = newValue } }
+        set {
+            locked { state in
+                state.metadata.limit = newValue
+                updateKeepingNothing(state)
+            }
+        }
+    }
+
+    /// Whether `half` keeps nothing: its limit is 0 and, for objects, the identity map is off. A
+    /// read may then skip the cache (and report its miss with ``countSkippedMiss(_:)``).
+    @inline(__always)
+    func keepsNothing(_ half: Half) -> Bool {
+        keepingNothing.load(ordering: .relaxed) & half.bit != 0
+    }
+
+    /// Counts the miss of a read that skipped the cache because ``keepsNothing(_:)``.
+    @inline(__always)
+    func countSkippedMiss(_ half: Half) {
+        if half == .object {
+            skippedObjectMisses.wrappingAdd(1, ordering: .relaxed)
+        } else {
+            skippedMetadataMisses.wrappingAdd(1, ordering: .relaxed)
+        }
+    }
+
+    /// Sets ``keepingNothing`` from `state`; called under the lock whenever a limit or the
+    /// identity map changes, so that it never says "nothing" while the half could hold a value.
+    private func updateKeepingNothing(_ state: borrowing State) {
+        var bits: UInt8 = 0
+        if state.objects.limit == 0, !state.identityMapOn { bits |= Half.object.bit }
+        if state.metadata.limit == 0 { bits |= Half.metadata.bit }
+        keepingNothing.store(bits, ordering: .relaxed)
     }
 
     /// Whether object reads go through the identity map; turning it off empties the map.
@@ -84,11 +131,17 @@ final class ConnectionCache: Sendable {
             locked { state in
                 state.identityMapOn = newValue
                 if !newValue { state.identities.removeAll() }
+                updateKeepingNothing(state)
             }
         }
     }
 
-    var currentStatistics: CacheStatistics { locked { $0.statistics } }
+    var currentStatistics: CacheStatistics {
+        var statistics = locked { $0.statistics }
+        statistics.objectMisses += skippedObjectMisses.load(ordering: .relaxed)
+        statistics.metadataMisses += skippedMetadataMisses.load(ordering: .relaxed)
+        return statistics
+    }
     var counts: (objects: Int, metadata: Int, identities: Int) { locked { ($0.objects.count, $0.metadata.count, $0.identities.count) } }
 
     /// Runs `body` holding the lock, after checking that this thread is not refreshing an
@@ -254,6 +307,9 @@ extension ConnectionCache.State {
             flush()
             return
         }
+        let held = objects.count + metadata.count + identities.count
+        // An empty cache has nothing to invalidate: a bulk write into one costs no lookup per key.
+        guard held > 0 else { return }
         if !changeset.clearedCollections.isEmpty {
             let cleared = changeset.clearedCollections
             objects.removeAll { cleared.contains($0.index.collection) }
@@ -261,6 +317,13 @@ extension ConnectionCache.State {
             identities.removeAll { cleared.contains($0.index.collection) }
         }
         let tracksIdentities = !identities.isEmpty
+        if !tracksIdentities, changeset.entryCount > held {
+            // More changes than values held: one pass over the cache asks the changeset instead
+            // of one removal per changed key.
+            objects.removeAll { changeset.hasObjectChange(for: $0.index) }
+            metadata.removeAll { changeset.hasMetadataChange(for: $0.index) }
+            return
+        }
         changeset.forEachChange { index, change in
             let key = ConnectionCache.Key(index)
             if let objectChange = change.object {

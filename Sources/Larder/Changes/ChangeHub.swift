@@ -16,6 +16,8 @@ final class ChangeHub: Sendable {
 
     private struct State {
         var recent: [UInt64: Changeset] = [:]
+        /// Every commit below it has left ``recent``.
+        var recentFloor: UInt64 = 0
         /// The last commit delivered to subscribers (or skipped while there were none).
         var lastPublished: UInt64 = 0
         var subscribers: [ObjectIdentifier: ChangeSubscription] = [:]
@@ -41,6 +43,9 @@ final class ChangeHub: Sendable {
 
     /// The last commit delivered to subscribers, or skipped while there were none (for tests).
     var lastPublishedCommit: UInt64 { published.load(ordering: .acquiring) }
+
+    /// The commits of the changesets kept in memory (for tests).
+    var recentCommits: [UInt64] { state.withLock { $0.recent.keys.sorted() } }
 
     /// A recent changeset of this process, if still kept.
     func recentChangeset(_ number: UInt64) -> Changeset? {
@@ -86,12 +91,25 @@ final class ChangeHub: Sendable {
         }
     }
 
+    /// Keeps `changeset` among the recent ones, which are the last ``recentLimit`` commits
+    /// (those above ``State/recentFloor``).
+    ///
+    /// Commits arrive in order, so the window moves by one: only the entry that fell out of it
+    /// is removed, not the whole dictionary rebuilt on every commit.
     private func remember(_ changeset: Changeset, in state: inout State) {
-        guard changeset.entryCount <= Self.recentEntryLimit else { return }
-        state.recent[changeset.commit] = changeset
-        if state.recent.count > Self.recentLimit, changeset.commit >= UInt64(Self.recentLimit) {
-            state.recent = state.recent.filter { $0.key > changeset.commit - UInt64(Self.recentLimit) }
+        let limit = UInt64(Self.recentLimit)
+        let floor = changeset.commit >= limit ? changeset.commit - limit + 1 : 0
+        if floor > state.recentFloor {
+            if floor - state.recentFloor > UInt64(state.recent.count) {
+                // A long jump (commits of other processes nobody read): filtering is cheaper.
+                state.recent = state.recent.filter { $0.key >= floor }
+            } else {
+                for number in state.recentFloor..<floor { state.recent.removeValue(forKey: number) }
+            }
+            state.recentFloor = floor
         }
+        guard changeset.commit >= state.recentFloor, changeset.entryCount <= Self.recentEntryLimit else { return }
+        state.recent[changeset.commit] = changeset
     }
 
     private func deliver(_ changeset: Changeset, in state: inout State) {

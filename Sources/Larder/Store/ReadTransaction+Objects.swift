@@ -27,6 +27,13 @@ extension ReadTransaction {
     /// instance is the instance the map holds for the index, when it has a live one.
     @inline(__always)
     private final func cachedValue<A: Archiver>(_ half: ConnectionCache.Half, collection: String, key: String, archiver: A, operation: String) throws -> A.Value? {
+        if core.cache.keepsNothing(half) {
+            // Nothing to look up and nothing to remember: read and decode, as a miss would.
+            core.cache.countSkippedMiss(half)
+            return try withStoredValue(half == .object ? \.objects : \.metadata, collection: collection, key: key, operation: operation) { payload, format in
+                try unarchive(payload, format: format, with: archiver, operation: operation, collection: collection, key: key)
+            }
+        }
         let index = YapDB.Index(collection: collection, key: key)
         let commit = cacheCommit(for: index)
         // A snapshot older than the cache's (pinned) may still share the identity map's instances

@@ -25,20 +25,47 @@ enum StorageKey {
     }
 
     /// Calls `body` with the storage key of (`collection`, `key`).
+    ///
+    /// The lengths come first (O(1) for native strings), then both strings are copied with
+    /// `memcpy` from their contiguous UTF-8, and the NUL check runs over the bytes just copied:
+    /// one pass over the bytes, not a separate validation pass and a byte-by-byte copy.
     @inline(__always)
     static func with<R>(
         collection: String, key: String, maxKeySize: Int, operation: String,
         _ body: (UnsafeRawBufferPointer) throws -> R
     ) throws -> R {
-        try validate(collection: collection, key: key, maxKeySize: maxKeySize, operation: operation)
-        let length = collection.utf8.count + 1 + key.utf8.count
+        let collectionCount = collection.utf8.count
+        let length = collectionCount + 1 + key.utf8.count
+        if length == collectionCount + 1 || length > maxKeySize {
+            // An empty or too long key: `validate` throws the error, in its order of checks.
+            try validate(collection: collection, key: key, maxKeySize: maxKeySize, operation: operation)
+        }
         return try withUnsafeTemporaryAllocation(byteCount: length, alignment: 1) { buffer in
-            var offset = 0
-            for byte in collection.utf8 { buffer[offset] = byte; offset += 1 }
-            buffer[offset] = 0
-            offset += 1
-            for byte in key.utf8 { buffer[offset] = byte; offset += 1 }
+            let base = buffer.baseAddress!
+            copy(collection, to: base)
+            if UnsafeRawBufferPointer(start: base, count: collectionCount).contains(0) {
+                throw LarderError(.invalidCollection, "collection names may not contain NUL (0x00)", operation: operation, index: YapDB.Index(collection: collection, key: key))
+            }
+            base.storeBytes(of: 0, toByteOffset: collectionCount, as: UInt8.self)
+            copy(key, to: base + collectionCount + 1)
             return try body(UnsafeRawBufferPointer(buffer))
+        }
+    }
+
+    /// Copies the UTF-8 bytes of `string` to `destination`, with `memcpy` when they are
+    /// contiguous (native strings, small or not), else byte by byte.
+    @inline(__always)
+    private static func copy(_ string: String, to destination: UnsafeMutableRawPointer) {
+        let copied: Void? = string.utf8.withContiguousStorageIfAvailable { bytes in
+            guard let source = bytes.baseAddress else { return }
+            destination.copyMemory(from: source, byteCount: bytes.count)
+        }
+        if copied == nil {
+            var offset = 0
+            for byte in string.utf8 {
+                destination.storeBytes(of: byte, toByteOffset: offset, as: UInt8.self)
+                offset += 1
+            }
         }
     }
 
