@@ -40,7 +40,9 @@ public struct ArchivedMacro: ExtensionMacro, MemberMacro {
         // The extension role reports what is wrong; reporting it twice would only add noise.
         guard let model = try? ArchivedModel(declaration), model.kind == .finalClass,
               let name = declaration.as(ClassDeclSyntax.self)?.name.text else { return [] }
-        return [DeclSyntax(stringLiteral: initializer(model, typeName: name))]
+        // Written for an extension's indentation; a member sits one level out.
+        let lines = initializer(model, typeName: name).split(separator: "\n", omittingEmptySubsequences: false)
+        return [DeclSyntax(stringLiteral: lines.map { $0.hasPrefix("    ") ? String($0.dropFirst(4)) : String($0) }.joined(separator: "\n"))]
     }
 
     // MARK: Generated code
@@ -48,7 +50,7 @@ public struct ArchivedMacro: ExtensionMacro, MemberMacro {
     private static func writer(_ model: ArchivedModel, typeName: String) -> String {
         let signature = "\(model.access)func writeMessagePack(to writer: inout LarderMacros.MessagePackFieldWriter) throws"
         if model.kind == .rawValueEnum {
-            return "    \(signature) {\n        try self.rawValue.writeMessagePack(to: &writer)\n    }"
+            return "    \(signature) {\n        try writer.writeValue(self.rawValue)\n    }"
         }
         var lines = ["    \(signature) {"]
         let optionals = model.fields.filter { $0.wrapped != nil }

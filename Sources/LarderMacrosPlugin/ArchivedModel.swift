@@ -41,7 +41,7 @@ struct ArchivedModel {
         } else if declaration.is(StructDeclSyntax.self) {
             kind = .structure
         } else {
-            throw Self.error(.notAType, at: declaration)
+            throw Self.error(.notAType, at: declaration.introducer)
         }
         try Self.refuseCustomCoding(declaration.memberBlock)
         fields = try Self.fields(of: declaration.memberBlock)

@@ -87,6 +87,8 @@ public struct MessagePackFieldReader {
     }
 
     /// Moves past the current value (an entry the type does not know).
+    /// - Throws: `DecodingError.dataCorrupted` only for bytes the reader did not check (never
+    ///   after ``init(validating:)``).
     public mutating func skipValue() throws {
         try run(Any.self) { reader, offset throws(MessagePackReadError) in offset = try reader.skipValue(at: offset) }
     }
@@ -135,6 +137,7 @@ public struct MessagePackFieldReader {
     // MARK: Scalars, for MessagePackField conformances
 
     /// Moves past a nil and returns true, or returns false (and stays) before anything else.
+    /// - Throws: `DecodingError.dataCorrupted` at the end of the bytes.
     public mutating func readNil() throws -> Bool {
         guard try run(Any.self, { reader, offset throws(MessagePackReadError) in try reader.isNil(at: offset) }) else { return false }
         offset += 1

@@ -47,6 +47,13 @@ public struct MessagePackFieldWriter {
         try MessagePackEncoder().encode(value, into: &writer.bytes)
     }
 
+    /// Writes `value` alone, through its ``MessagePackField`` conformance (a raw-value enum's raw
+    /// value, say).
+    /// - Throws: what the value's `writeMessagePack(to:)` throws.
+    public mutating func writeValue<T: MessagePackField>(_ value: T) throws {
+        try value.writeMessagePack(to: &self)
+    }
+
     /// Writes `key` and the value when `value` is not nil; writes nothing when it is (as the
     /// synthesized `encodeIfPresent` of an optional property does).
     /// - Throws: what the value's `writeMessagePack(to:)` throws.
