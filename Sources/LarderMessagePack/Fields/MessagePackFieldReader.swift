@@ -14,10 +14,11 @@ import Foundation
 public struct MessagePackFieldReader {
     let reader: MessagePackReader
     var offset: Int
-    /// The key `readKey()` read last: its payload range, or the digits of an integer key.
-    private var keyStart = 0
-    private var keyLength = 0
-    private var integerKey: String?
+    /// The key `readKey()` read last: its payload (start and length), or the digits of an
+    /// integer key. Usable from inline so that `keyIs(_:)` compiles into the generated code.
+    @usableFromInline var keyStart: UnsafeRawPointer?
+    @usableFromInline var keyLength = 0
+    @usableFromInline var integerKey: String?
 
     /// A reader of `bytes`, which must hold exactly one well-formed value.
     /// - Throws: `DecodingError.dataCorrupted` for malformed or truncated bytes, nesting deeper
@@ -56,7 +57,7 @@ public struct MessagePackFieldReader {
             switch format {
             case 0xa0...0xbf, MessagePackFormat.str8, MessagePackFormat.str16, MessagePackFormat.str32:
                 let range = try reader.readStringRange(at: &offset)
-                keyStart = range.start
+                keyStart = reader.bytes.baseAddress.map { $0 + range.start }
                 keyLength = range.length
                 integerKey = nil
             default:
@@ -74,16 +75,28 @@ public struct MessagePackFieldReader {
     }
 
     /// Whether the key ``readKey()`` read is `key`.
+    @inlinable
     public func keyIs(_ key: StaticString) -> Bool {
-        if let integerKey { return integerKey == key.description }
-        guard key.hasPointerRepresentation else { return String(key.unicodeScalar).utf8.elementsEqual(keyBytes) }
+        guard key.hasPointerRepresentation, integerKey == nil else { return slowKeyIs(key) }
         let length = key.utf8CodeUnitCount
         guard length == keyLength else { return false }
-        return UnsafeRawBufferPointer(start: key.utf8Start, count: length).elementsEqual(keyBytes)
+        guard let stored = keyStart else { return length == 0 }
+        let expected = key.utf8Start
+        var index = 0
+        while index < length {
+            if stored.load(fromByteOffset: index, as: UInt8.self) != expected[index] { return false }
+            index += 1
+        }
+        return true
     }
 
-    private var keyBytes: UnsafeRawBufferPointer {
-        UnsafeRawBufferPointer(rebasing: reader.bytes[keyStart..<keyStart + keyLength])
+    /// `keyIs(_:)` for an integer key or a one-scalar `StaticString`.
+    @usableFromInline
+    func slowKeyIs(_ key: StaticString) -> Bool {
+        let text = key.description
+        if let integerKey { return integerKey == text }
+        guard let keyStart else { return text.isEmpty }
+        return text.utf8.elementsEqual(UnsafeRawBufferPointer(start: keyStart, count: keyLength))
     }
 
     /// Moves past the current value (an entry the type does not know).
@@ -95,6 +108,7 @@ public struct MessagePackFieldReader {
 
     /// Reads the value of the entry `key` through its ``MessagePackField`` conformance.
     /// - Throws: `DecodingError` when the value is not a `T` (nil included).
+    @inlinable
     public mutating func read<T: MessagePackField>(_ type: T.Type, forKey key: StaticString) throws -> T {
         try T(messagePack: &self)
     }
@@ -109,6 +123,7 @@ public struct MessagePackFieldReader {
 
     /// Reads the value of the entry `key`, or nil when it is nil (as `decodeIfPresent` does).
     /// - Throws: `DecodingError` when the value is neither nil nor a `T`.
+    @inlinable
     public mutating func readIfPresent<T: MessagePackField>(_ type: T.Type, forKey key: StaticString) throws -> T? {
         try readNil() ? nil : T(messagePack: &self)
     }

@@ -35,6 +35,7 @@ public struct MessagePackFieldWriter {
 
     /// Writes `key` and then `value` through its ``MessagePackField`` conformance.
     /// - Throws: what the value's `writeMessagePack(to:)` throws.
+    @inlinable
     public mutating func write<T: MessagePackField>(_ value: T, forKey key: StaticString) throws {
         try writeKey(key)
         try value.writeMessagePack(to: &self)
@@ -69,7 +70,8 @@ public struct MessagePackFieldWriter {
         try write(value, forKey: key)
     }
 
-    private mutating func writeKey(_ key: StaticString) throws {
+    @usableFromInline
+    mutating func writeKey(_ key: StaticString) throws {
         guard key.hasPointerRepresentation else {
             try writeString(String(key.unicodeScalar))
             return
