@@ -46,7 +46,8 @@ struct ArchivedBadInputTests {
             let codable = Result { try db.read { try $0.object(forKey: "k", inCollection: "c", archiver: MessagePackArchiver<Record>()) } }
             switch (generated, codable) {
             case (.success(let a), .success(let b)):
-                #expect(a == b, "\(bytes)")
+                // Compared as bytes: a damaged float can be NaN, which is not equal to itself.
+                #expect(try MessagePackEncoder().encode(a) == MessagePackEncoder().encode(b), "\(bytes)")
             case (.failure(let a), .failure(let b)):
                 refused += 1
                 #expect((a as? LarderError)?.code == .decodingFailed, "\(a)")
