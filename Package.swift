@@ -1,4 +1,5 @@
 // swift-tools-version:6.2
+import CompilerPluginSupport
 import PackageDescription
 
 let package = Package(
@@ -9,6 +10,10 @@ let package = Package(
         // The MessagePack format on its own (reader, writer, Codable encoder and decoder, a
         // dynamic value tree), for tools that read Larder's values without opening a store.
         .library(name: "LarderMessagePack", targets: ["LarderMessagePack"]),
+        // `@Archived`: generated archivers (a Swift macro). A product of its own so that the
+        // `Larder` library depends on nothing but the toolchain and liblmdb; only a user who
+        // imports `LarderMacros` builds swift-syntax.
+        .library(name: "LarderMacros", targets: ["LarderMacros"]),
         .executable(name: "larder", targets: ["LarderTool"]),
     ],
     dependencies: [
@@ -18,6 +23,8 @@ let package = Package(
         // Documentation only: `swift package generate-documentation` (a command plugin; nothing
         // of it is linked into any target).
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
+        // LarderMacros only: the compiler plugin behind `@Archived` (603 is Swift 6.3's).
+        .package(url: "https://github.com/swiftlang/swift-syntax", from: "603.0.0"),
     ],
     targets: [
         // The C library, from the system: Debian's liblmdb-dev (`apt-get install liblmdb-dev`).
@@ -33,6 +40,21 @@ let package = Package(
         .target(
             name: "Larder",
             dependencies: ["CLMDB", "LarderMessagePack"]
+        ),
+        // The compiler plugin that expands `@Archived` (runs in the compiler, never linked).
+        .macro(
+            name: "LarderMacrosPlugin",
+            dependencies: [
+                .product(name: "SwiftSyntax", package: "swift-syntax"),
+                .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
+                .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
+                .product(name: "SwiftDiagnostics", package: "swift-syntax"),
+            ]
+        ),
+        // The macro's declaration, which user code imports.
+        .target(
+            name: "LarderMacros",
+            dependencies: ["Larder", "LarderMacrosPlugin"]
         ),
         // The `larder` command-line tool. Its target is not named `larder`: that would differ from
         // the library's only in case, and the two collide on case-insensitive disks.
@@ -61,7 +83,20 @@ let package = Package(
             dependencies: [
                 "Larder",
                 "LarderMessagePack",
+                // The guide's samples of `@Archived` (Samples/GeneratedArchiverSamples.swift).
+                "LarderMacros",
                 .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
+        ),
+        .testTarget(
+            name: "LarderMacrosTests",
+            dependencies: [
+                "Larder",
+                "LarderMacros",
+                "LarderMacrosPlugin",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+                .product(name: "SwiftSyntaxMacrosGenericTestSupport", package: "swift-syntax"),
+                .product(name: "SwiftSyntaxMacroExpansion", package: "swift-syntax"),
             ]
         ),
     ],

@@ -159,7 +159,7 @@ var comparisons: [Comparison] { [
                    let count = fixtures.scale.items
                    return (Side(operations: count) { try work.insert(checksums: true) }, Side(operations: count) { try work.insert(checksums: false) })
                }),
-] }
+] + generatedComparisons }
 
 /// Runs `larder-alloc-probe` (built beside this executable by `swift build -c release`), which
 /// counts allocations under package-benchmark's malloc interposer, away from this process's timings.

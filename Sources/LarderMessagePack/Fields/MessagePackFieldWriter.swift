@@ -1,0 +1,137 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// Appends MessagePack for generated archivers (`@Archived` of `LarderMacros`), in exactly the forms
+/// ``MessagePackEncoder`` writes: the same smallest headers, scalar forms and key strings.
+///
+/// Generated `writeMessagePack(to:)` methods open a map with ``beginMap(count:)`` and write each
+/// property with `write(_:forKey:)` or `writeIfPresent(_:forKey:)`; the overloads for
+/// ``MessagePackField`` values call their generated or built-in code, the others encode that one
+/// value through `Codable`.
+public struct MessagePackFieldWriter {
+    var writer: MessagePackWriter
+
+    /// A writer that appends to `bytes`.
+    package init(bytes: [UInt8]) {
+        writer = MessagePackWriter(bytes: bytes)
+    }
+
+    /// What was written (moved in and out by the archiver, so that appends never copy).
+    package var bytes: [UInt8] {
+        get { writer.bytes }
+        _modify { yield &writer.bytes }
+    }
+
+    // MARK: Maps, for generated code
+
+    /// Writes the header of a map of `count` entries.
+    /// - Throws: `EncodingError.invalidValue` past 2^32-1 entries.
+    public mutating func beginMap(count: Int) throws {
+        guard writer.writeMapHeader(count) else { throw Self.tooLong("A map with \(count) entries") }
+    }
+
+    /// Writes `key` and then `value` through its ``MessagePackField`` conformance.
+    /// - Throws: what the value's `writeMessagePack(to:)` throws.
+    @inlinable
+    public mutating func write<T: MessagePackField>(_ value: T, forKey key: StaticString) throws {
+        try writeKey(key)
+        try value.writeMessagePack(to: &self)
+    }
+
+    /// Writes `key` and then `value` through its `Encodable` conformance (``MessagePackEncoder``).
+    /// - Throws: what ``MessagePackEncoder/encode(_:into:)`` throws.
+    public mutating func write<T: Encodable>(_ value: T, forKey key: StaticString) throws {
+        try writeKey(key)
+        try MessagePackEncoder().encode(value, into: &writer.bytes)
+    }
+
+    /// Writes `value` alone, through its ``MessagePackField`` conformance (a raw-value enum's raw
+    /// value, say).
+    /// - Throws: what the value's `writeMessagePack(to:)` throws.
+    public mutating func writeValue<T: MessagePackField>(_ value: T) throws {
+        try value.writeMessagePack(to: &self)
+    }
+
+    /// Writes `key` and the value when `value` is not nil; writes nothing when it is (as the
+    /// synthesized `encodeIfPresent` of an optional property does).
+    /// - Throws: what the value's `writeMessagePack(to:)` throws.
+    public mutating func writeIfPresent<T: MessagePackField>(_ value: T?, forKey key: StaticString) throws {
+        guard let value else { return }
+        try write(value, forKey: key)
+    }
+
+    /// Writes `key` and the value through `Encodable` when `value` is not nil; nothing when it is.
+    /// - Throws: what ``MessagePackEncoder/encode(_:into:)`` throws.
+    public mutating func writeIfPresent<T: Encodable>(_ value: T?, forKey key: StaticString) throws {
+        guard let value else { return }
+        try write(value, forKey: key)
+    }
+
+    @usableFromInline
+    mutating func writeKey(_ key: StaticString) throws {
+        guard key.hasPointerRepresentation else {
+            try writeString(String(key.unicodeScalar))
+            return
+        }
+        let length = key.utf8CodeUnitCount
+        guard writer.writeStringHeader(length) else { throw Self.tooLong("A key of \(length) bytes") }
+        writer.bytes.append(contentsOf: UnsafeBufferPointer(start: key.utf8Start, count: length))
+    }
+
+    // MARK: Scalars, for MessagePackField conformances
+
+    /// Writes nil.
+    public mutating func writeNil() { writer.writeNil() }
+
+    /// Writes true or false.
+    public mutating func writeBool(_ value: Bool) { writer.writeBool(value) }
+
+    /// Writes an integer in its smallest form.
+    public mutating func writeSigned(_ value: Int64) { writer.writeInt(value) }
+
+    /// Writes a non-negative integer in its smallest form.
+    public mutating func writeUnsigned(_ value: UInt64) { writer.writeUInt(value) }
+
+    /// Writes a float64.
+    public mutating func writeDouble(_ value: Double) { writer.writeDouble(value) }
+
+    /// Writes a float32.
+    public mutating func writeFloat(_ value: Float) { writer.writeFloat(value) }
+
+    /// Writes a str.
+    /// - Throws: `EncodingError.invalidValue` past 2^32-1 bytes of UTF-8.
+    public mutating func writeString(_ value: String) throws {
+        guard writer.writeString(value) else { throw Self.tooLong("A string of \(value.utf8.count) bytes") }
+    }
+
+    /// Writes a bin.
+    /// - Throws: `EncodingError.invalidValue` past 2^32-1 bytes.
+    public mutating func writeData(_ value: Data) throws {
+        guard value.withUnsafeBytes({ writer.writeBinary($0) }) else { throw Self.tooLong("Data of \(value.count) bytes") }
+    }
+
+    /// Writes the timestamp extension (type -1) in its smallest layout.
+    /// - Throws: `EncodingError.invalidValue` for a date no timestamp holds (not finite).
+    public mutating func writeDate(_ value: Date) throws {
+        guard let (seconds, nanoseconds) = MessagePackTimestamp.components(of: value) else {
+            throw EncodingError.invalidValue(value, EncodingError.Context(
+                codingPath: [],
+                debugDescription: "Date with timeIntervalSinceReferenceDate \(value.timeIntervalSinceReferenceDate) cannot be represented as a MessagePack timestamp."))
+        }
+        writer.writeTimestamp(seconds: seconds, nanoseconds: nanoseconds)
+    }
+
+    /// Writes the header of an array of `count` elements.
+    /// - Throws: `EncodingError.invalidValue` past 2^32-1 elements.
+    public mutating func writeArrayHeader(_ count: Int) throws {
+        guard writer.writeArrayHeader(count) else { throw Self.tooLong("An array with \(count) elements") }
+    }
+
+    private static func tooLong(_ what: String) -> EncodingError {
+        EncodingError.invalidValue(what, EncodingError.Context(
+            codingPath: [], debugDescription: "\(what) exceeds the MessagePack limit of 4294967295."))
+    }
+}
