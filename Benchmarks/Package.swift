@@ -36,8 +36,6 @@ let package = Package(
             dependencies: [
                 "CLMDBFloor",
                 .product(name: "Larder", package: "Larder"),
-                // `@Archived` for GeneratedItem (rows 3g, 5g, 6g and 8g).
-                .product(name: "LarderMacros", package: "Larder"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),

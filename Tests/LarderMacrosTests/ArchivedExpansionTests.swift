@@ -1,3 +1,4 @@
+import Foundation
 import LarderMacrosPlugin
 import SwiftSyntaxMacroExpansion
 import SwiftSyntaxMacrosGenericTestSupport
@@ -168,5 +169,23 @@ struct ArchivedExpansionTests {
             expect("@Archived\n" + declaration, expands: declaration,
                    diagnostics: [DiagnosticSpec(message: message, line: line, column: column)])
         }
+    }
+}
+
+extension ArchivedExpansionTests {
+    /// The benchmarks' `GeneratedItem` carries `@Archived`'s expansion written out (so that their
+    /// release build needs no swift-syntax): expanding its declaration gives exactly that text,
+    /// with `LarderMacros.` where the copy says `Larder.` (the same declarations, re-exported).
+    @Test func theBenchmarksItemIsTheMacrosExpansion() throws {
+        let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Benchmarks/Sources/LarderBenchKit/GeneratedItem.swift")
+        let text = try String(contentsOf: file, encoding: .utf8)
+        let parts = text.components(separatedBy: "\n// @Archived expansion\n")
+        try #require(parts.count == 2, "GeneratedItem.swift has no `// @Archived expansion` line")
+        let declaration = parts[0].split(separator: "\n", omittingEmptySubsequences: false)
+            .filter { !$0.hasPrefix("import ") && !$0.hasPrefix("///") }
+            .joined(separator: "\n").trimmingCharacters(in: .whitespacesAndNewlines)
+        let expansion = parts[1].replacingOccurrences(of: "Larder.", with: "LarderMacros.").trimmingCharacters(in: .whitespacesAndNewlines)
+        expect("@Archived\n" + declaration, expands: declaration + "\n\n" + expansion)
     }
 }

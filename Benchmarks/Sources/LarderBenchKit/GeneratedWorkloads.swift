@@ -1,5 +1,5 @@
 import Foundation
-import LarderMacros
+import Larder
 
 // Rows 3g, 5g, 6g and 8g: workloads 3, 5, 6 and 8 with `GeneratedItem`, whose archiver is
 // generated. Reads and scans use the store the `Codable` rows wrote: the bytes are the same.

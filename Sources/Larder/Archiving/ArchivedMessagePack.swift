@@ -1,5 +1,5 @@
-/// A type whose MessagePack form is written and read by code generated for it (``Archived()``),
-/// and so a `Saveable` type archived by ``GeneratedArchiver``.
+/// A type whose MessagePack form is written and read by code generated for it (`@Archived`, in
+/// the `LarderMacros` product), and so a `Saveable` type archived by ``GeneratedArchiver``.
 ///
 /// Conform through `@Archived`; the requirements are what the macro generates, and their bytes
 /// must equal what the type's `Codable` conformance writes through ``MessagePackEncoder``.
