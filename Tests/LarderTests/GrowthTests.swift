@@ -90,3 +90,25 @@ struct GrowthTests {
         }
     }
 }
+
+/// A copy (the `larder backup` path) taken after another process grew the store's map: LMDB
+/// refuses the copy's read transaction until this process adopts the new size.
+@Suite("Growth: copies")
+struct GrowthCopyTests {
+    @Test func aCopyAdoptsTheMapAnotherProcessGrew() throws {
+        let helper = try #require(ProcessTestSupport.helperExecutable())
+        let directory = TemporaryDirectory()
+        let path = directory.file("store")
+        var configuration = Database.Configuration()
+        configuration.initialMapSize = 1 << 20
+        let db = try Database(path: path, configuration: configuration)
+        try db.write { try $0.setObject("here", forKey: "k", inCollection: "c") }
+        let grown = try ProcessTestSupport.run(helper, ["grow", path, "8"])
+        try #require(grown.status == 0, "the helper failed: \(grown.standardError)")
+        let destination = directory.file("copy")
+        try db.copy(to: destination)
+        let copy = try Database(path: destination)
+        #expect(try copy.read { try $0.numberOfKeys(inCollection: "grown") } == 8 * 16)
+        #expect(try copy.read { try $0.object(forKey: "k", inCollection: "c", as: String.self) } == "here")
+    }
+}

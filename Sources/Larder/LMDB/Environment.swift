@@ -583,12 +583,26 @@ final class Environment: @unchecked Sendable {  // the handle is used under LMDB
     /// pages left out, pages renumbered) when `compacting` is set. It runs as a live transaction
     /// of this thread so that no map resize runs meanwhile (the copy reads through the map from
     /// a read transaction of its own); writers go on beside it.
+    ///
+    /// When another process has grown the map since this one last looked, LMDB refuses the
+    /// copy's read transaction (`MDB_MAP_RESIZED`) before it writes a byte: the copy adopts the
+    /// new size and starts again, as reads do.
     /// - Throws: ``LarderError`` with LMDB's failure (a full disk, an I/O error).
     func copy(to descriptor: Int32, compacting: Bool) throws(LarderError) {
         let flags = compacting ? UInt32(MDB_CP_COMPACT) : 0
-        let rc = asLiveTransaction { mdb_env_copyfd2(handle, descriptor, flags) }
+        var rc = asLiveTransaction { mdb_env_copyfd2(handle, descriptor, flags) }
+        var attempts = 1
+        while rc == MDB_MAP_RESIZED && attempts < Self.resizedRetryLimit {
+            try adoptMapSize()
+            rc = asLiveTransaction { mdb_env_copyfd2(handle, descriptor, flags) }
+            attempts += 1
+        }
         try LMDBResult.check(rc, "copy", path: path)
     }
+
+    /// How many times a copy starts again after `MDB_MAP_RESIZED` before it reports it (each
+    /// time another process grew the map again in the moment between adopting and beginning).
+    private static var resizedRetryLimit: Int { 16 }
 
     // MARK: Readers
 
