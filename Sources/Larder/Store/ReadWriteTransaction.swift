@@ -203,9 +203,10 @@ public final class ReadWriteTransaction: ReadTransaction {
                 }
                 if let metadata {
                     try didChange(.row(ChangedRow(index: index, object: .written, metadata: .written, writtenObject: object, objectArchiver: archiver,
-                                                  metadataValue: metadata, metadataArchiver: metadataArchiver)))
+                                                  metadataValue: metadata, metadataArchiver: metadataArchiver, createdObject: !existed)))
                 } else {
-                    try didChange(.row(ChangedRow(index: index, object: .written, metadata: .removed, writtenObject: object, objectArchiver: archiver)))
+                    try didChange(.row(ChangedRow(index: index, object: .written, metadata: .removed, writtenObject: object, objectArchiver: archiver,
+                                                  createdObject: !existed)))
                 }
             }
         } catch let error as LarderError {

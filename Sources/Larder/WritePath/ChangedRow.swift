@@ -14,10 +14,13 @@ struct ChangedRow {
     let metadataValue: Any?
     /// The archiver that wrote ``metadataValue``.
     let metadataArchiver: (any Archiver)?
+    /// Whether this change created the object: there was none at the index just before (so
+    /// nothing derived from an earlier object there, such as its edges, can exist).
+    let createdObject: Bool
 
     init(index: YapDB.Index, object: ValueChange?, metadata: ValueChange?,
          writtenObject: Any? = nil, objectArchiver: (any Archiver)? = nil,
-         metadataValue: Any? = nil, metadataArchiver: (any Archiver)? = nil) {
+         metadataValue: Any? = nil, metadataArchiver: (any Archiver)? = nil, createdObject: Bool = false) {
         self.index = index
         self.object = object
         self.metadata = metadata
@@ -25,6 +28,7 @@ struct ChangedRow {
         self.objectArchiver = objectArchiver
         self.metadataValue = metadataValue
         self.metadataArchiver = metadataArchiver
+        self.createdObject = createdObject
     }
 
     /// `object` written by `archiver`.

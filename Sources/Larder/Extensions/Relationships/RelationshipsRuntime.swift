@@ -130,7 +130,8 @@ final class RelationshipsRuntime: ExtensionRuntime {
         case .row(let row):
             if row.index.collection == ReadWriteTransaction.rootsCollection { requestCollection(in: txn) }
             guard let sources = sources[row.index.collection] else { return }
-            try replaceEdges(of: row.index, with: try links(of: row.index, from: sources, written: row.writtenObject, in: txn), in: txn)
+            try replaceEdges(of: row.index, with: try links(of: row.index, from: sources, written: row.writtenObject, in: txn),
+                             created: row.createdObject, in: txn)
         case .removed(let index):
             if index.collection == ReadWriteTransaction.rootsCollection { requestCollection(in: txn) }
             try cascade(in: txn) { try removed(index, in: txn, cascade: $0) }
@@ -170,8 +171,10 @@ final class RelationshipsRuntime: ExtensionRuntime {
         return all
     }
 
-    /// Stores the edges `owner` declares now in place of those it declared before.
-    private func replaceEdges(of owner: YapDB.Index, with links: [Relationships.Link], in txn: ReadWriteTransaction) throws {
+    /// Stores the edges `owner` declares now in place of those it declared before. An owner the
+    /// write has just `created` declared none before (its edges went with its removal), so there
+    /// is nothing to look up.
+    private func replaceEdges(of owner: YapDB.Index, with links: [Relationships.Link], created: Bool = false, in txn: ReadWriteTransaction) throws {
         let lmdb = txn.lmdb
         var wanted: [[UInt8]: (RelationshipEdge, [UInt8])] = [:]
         for link in links {
@@ -185,7 +188,7 @@ final class RelationshipsRuntime: ExtensionRuntime {
             let rules = link.rules.union(wanted[key].map { DeleteRules(rawValue: $0.1[0]) } ?? [])
             wanted[key] = (RelationshipEdge(name: edge.name, source: source, destination: edge.destination, rules: rules, isManual: edge.isManual), [rules.rawValue])
         }
-        for stored in try ownedEdges(of: owner, outgoing: nil, in: lmdb) {
+        for stored in created ? [] : try ownedEdges(of: owner, outgoing: nil, in: lmdb) {
             let key = Self.forwardKey(stored.edge, owner: owner)
             if let (_, rules) = wanted[key], rules == [stored.edge.rules.rawValue] {
                 wanted[key] = nil  // unchanged
