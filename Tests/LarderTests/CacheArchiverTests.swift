@@ -68,4 +68,54 @@ struct CacheArchiverTests {
             #expect(connection.cacheStatistics.objectHits == before.objectHits + 1)
         }
     }
+
+    /// Reads back the stored number times `scale`: instances with different scales read the same
+    /// bytes differently, so a value one of them wrote must not answer the other's read.
+    struct ScalingArchiver: Archiver, Hashable {
+        let scale: Int
+        var format: ArchiveFormat { .custom(0x51) }
+        func archive(_ value: Reading, into bytes: inout [UInt8]) throws {
+            withUnsafeBytes(of: Int64(value.amount).littleEndian) { bytes.append(contentsOf: $0) }
+        }
+        func unarchive(_ bytes: UnsafeRawBufferPointer, format: ArchiveFormat) throws -> Reading {
+            guard bytes.count == 8 else { throw LarderError(.decodingFailed, "not a reading") }
+            return Reading(amount: Int(Int64(littleEndian: bytes.loadUnaligned(as: Int64.self))) * scale)
+        }
+    }
+
+    struct Reading: Saveable, Equatable {
+        var amount: Int
+        static var archiver: ScalingArchiver { ScalingArchiver(scale: 3) }
+    }
+
+    @Test func aTypedReadIsServedOnlyByItsOwnArchiversInstance() throws {
+        try withStore { db, _ in
+            let connection = db.newConnection()
+            // Written (and kept in the cache) by an instance with another scale.
+            try connection.write { try $0.setObject(Reading(amount: 7), forKey: "r", inCollection: "readings", archiver: ScalingArchiver(scale: 10), metadata: nil, metadataArchiver: ScalingArchiver(scale: 10)) }
+            // The typed read uses `Reading.archiver` (scale 3): it decodes, as an uncached read does.
+            #expect(try connection.read { try $0.object(forKey: "r", inCollection: "readings", as: Reading.self) } == Reading(amount: 21))
+            #expect(try db.newConnection().read { try $0.object(forKey: "r", inCollection: "readings", as: Reading.self) } == Reading(amount: 21))
+            // Its own result is then cached and served to the next typed read.
+            let before = connection.cacheStatistics
+            #expect(try connection.read { try $0.object(forKey: "r", inCollection: "readings", as: Reading.self) } == Reading(amount: 21))
+            #expect(connection.cacheStatistics.objectHits == before.objectHits + 1)
+            // The cache now holds the scale-3 value: a scale-10 read decodes the bytes itself.
+            #expect(try connection.read { try $0.object(forKey: "r", inCollection: "readings", archiver: ScalingArchiver(scale: 10)) } == Reading(amount: 70))
+        }
+    }
+
+    @Test func aTypedReadOfMetadataIsServedOnlyByItsOwnArchiversInstance() throws {
+        try withStore { db, _ in
+            let connection = db.newConnection()
+            try connection.write {
+                try $0.setObject(Reading(amount: 1), forKey: "r", inCollection: "readings", archiver: ScalingArchiver(scale: 10),
+                                 metadata: Reading(amount: 5), metadataArchiver: ScalingArchiver(scale: 10))
+            }
+            #expect(try connection.read { try $0.metadata(forKey: "r", inCollection: "readings", as: Reading.self) } == Reading(amount: 15))
+            let before = connection.cacheStatistics
+            #expect(try connection.read { try $0.metadata(forKey: "r", inCollection: "readings", as: Reading.self) } == Reading(amount: 15))
+            #expect(connection.cacheStatistics.metadataHits == before.metadataHits + 1)
+        }
+    }
 }

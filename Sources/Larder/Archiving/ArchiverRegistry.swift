@@ -16,7 +16,7 @@ final class ArchiverRegistry: Sendable {
 
     private let state = Mutex(State())
     /// Lets the read path skip the lock while nothing is registered (the common case).
-    private let isEmpty = Atomic<Bool>(true)
+    private let isEmptyFlag = Atomic<Bool>(true)
 
     func register<A: Archiver>(_ archiver: A, forCollection collection: String) {
         let slot = Slot(collection: collection, type: ObjectIdentifier(A.Value.self))
@@ -33,14 +33,17 @@ final class ArchiverRegistry: Sendable {
                 state.familySlots[collection, default: []].append(slot)
             }
         }
-        isEmpty.store(false, ordering: .releasing)
+        isEmptyFlag.store(false, ordering: .releasing)
     }
+
+    /// Whether nothing was ever registered: every type reads with its own archiver everywhere.
+    var isEmpty: Bool { isEmptyFlag.load(ordering: .acquiring) }
 
     /// The archiver registered for values of type `T` in `collection`; in a collection with a
     /// family, a type without one gets its own archiver guarded by the families.
     @inline(__always)
     func archiver<T>(for collection: String, _ type: T.Type) -> (any Archiver<T>)? {
-        if isEmpty.load(ordering: .acquiring) { return nil }
+        if isEmpty { return nil }
         let (registered, families) = state.withLock { state -> ((any Sendable)?, [any ArchiverFamily]) in
             if let registered = state.archivers[Slot(collection: collection, type: ObjectIdentifier(T.self))] { return (registered, []) }
             return (nil, state.familySlots[collection]?.compactMap { state.families[$0] } ?? [])

@@ -7,6 +7,7 @@
 extension ReadTransaction {
     /// The archiver for `T` in `collection`: the registered one, else `fallback`.
     @inline(__always)
+    @usableFromInline
     final func archiver<T>(_ type: T.Type, in collection: String, fallback: @autoclosure () -> any Archiver<T>) -> any Archiver<T> {
         database.archivers.archiver(for: collection, T.self) ?? fallback()
     }
@@ -55,15 +56,17 @@ extension ReadTransaction {
     /// let product = try txn.object(forKey: "p1", inCollection: "products", as: Product.self)
     /// ```
     /// - Throws: as ``object(forKey:inCollection:archiver:)``.
+    @inlinable
     public final func object<T: Saveable>(forKey key: String, inCollection collection: String, as type: T.Type = T.self) throws -> T? {
-        try object(forKey: key, inCollection: collection, archiver: archiver(T.self, in: collection, fallback: T.archiver))
+        try typedValue(metadata: false, collection: collection, key: key, archiver: T.archiver, operation: "object")
     }
 
     /// The object at (`collection`, `key`), or `nil` if there is none.
     /// - Throws: as ``object(forKey:inCollection:archiver:)``.
     @_disfavoredOverload
+    @inlinable
     public final func object<T: Codable>(forKey key: String, inCollection collection: String, as type: T.Type = T.self) throws -> T? {
-        try object(forKey: key, inCollection: collection, archiver: archiver(T.self, in: collection, fallback: MessagePackArchiver<T>()))
+        try typedValue(metadata: false, collection: collection, key: key, archiver: MessagePackArchiver<T>(), uniformArchiver: true, operation: "object")
     }
 
     /// The object at `index`, or `nil` if there is none.
@@ -124,15 +127,17 @@ extension ReadTransaction {
 
     /// The metadata at (`collection`, `key`), or `nil` if there is none.
     /// - Throws: as ``object(forKey:inCollection:archiver:)``.
+    @inlinable
     public final func metadata<M: Saveable>(forKey key: String, inCollection collection: String, as type: M.Type = M.self) throws -> M? {
-        try metadata(forKey: key, inCollection: collection, archiver: archiver(M.self, in: collection, fallback: M.archiver))
+        try typedValue(metadata: true, collection: collection, key: key, archiver: M.archiver, operation: "metadata")
     }
 
     /// The metadata at (`collection`, `key`), or `nil` if there is none.
     /// - Throws: as ``object(forKey:inCollection:archiver:)``.
     @_disfavoredOverload
+    @inlinable
     public final func metadata<M: Codable>(forKey key: String, inCollection collection: String, as type: M.Type = M.self) throws -> M? {
-        try metadata(forKey: key, inCollection: collection, archiver: archiver(M.self, in: collection, fallback: MessagePackArchiver<M>()))
+        try typedValue(metadata: true, collection: collection, key: key, archiver: MessagePackArchiver<M>(), uniformArchiver: true, operation: "metadata")
     }
 
     /// The metadata at `index`, or `nil` if there is none.

@@ -75,20 +75,109 @@ public class ReadTransaction {
     }
 
     /// Decodes `payload` with `archiver`, turning its failures into ``LarderError``s with context.
-    @inline(__always)
+    @inlinable
     final func unarchive<A: Archiver>(
         _ payload: UnsafeRawBufferPointer, format: ArchiveFormat, with archiver: A, operation: String,
         collection: String, key: String
     ) throws -> A.Value {
         do {
             return try archiver.unarchive(payload, format: format)
-        } catch let error as LarderError {
-            throw error.adding(operation: operation, index: YapDB.Index(collection: collection, key: key))
         } catch {
-            throw LarderError(
-                .decodingFailed, "the stored bytes do not decode as \(A.Value.self) (format \(format))",
-                operation: operation, index: YapDB.Index(collection: collection, key: key), underlying: String(describing: error))
+            throw decodingFailure(error, type: A.Value.self, format: format, operation: operation, collection: collection, key: key)
         }
+    }
+
+    /// The error a failed decode of (`collection`, `key`) as `type` throws: an archiver's own
+    /// ``LarderError`` with context added, else ``LarderError/Code/decodingFailed``.
+    @usableFromInline
+    final func decodingFailure(_ error: any Error, type: Any.Type, format: ArchiveFormat, operation: String, collection: String, key: String) -> any Error {
+        let index = YapDB.Index(collection: collection, key: key)
+        if let error = error as? LarderError { return error.adding(operation: operation, index: index) }
+        return LarderError(
+            .decodingFailed, "the stored bytes do not decode as \(type) (format \(format))",
+            operation: operation, index: index, underlying: String(describing: error))
+    }
+
+    // MARK: Typed reads: non-generic cores of the inlinable shells
+
+    /// How the typed read of (`collection`, `key`) with an archiver of type `archiverType` goes
+    /// on: from the cache, a miss to remember, uncached, or by the general path (see ``TypedRead``).
+    @usableFromInline
+    final func typedRead(metadata: Bool, collection: String, key: String, archiverType: ObjectIdentifier, uniformArchiver: Bool) -> TypedRead {
+        checkActive()
+        let half: ConnectionCache.Half = metadata ? .metadata : .object
+        guard database.archivers.isEmpty else { return .general }
+        if !uniformArchiver {
+            switch ArchiverKinds.instancesMayDiffer(archiverType) {
+            case false?: break
+            case true?: return .general
+            case nil: return .unknownArchiver
+            }
+        }
+        if core.cache.keepsNothing(half) {
+            core.cache.countSkippedMiss(half)
+            return .uncached
+        }
+        let index = YapDB.Index(collection: collection, key: key)
+        guard let commit = cacheCommit(for: index) else { return .general }
+        let key = ConnectionCache.Key(index)
+        switch core.cache.typedLookup(half, at: key, commit: commit, archiver: ArchiverIdentity(type: archiverType)) {
+        case .hit(let value)?: return .hit(value)
+        case .miss?: return .miss(TypedRead.Slot(key: key, commit: commit))
+        case nil: return .general
+        }
+    }
+
+    /// Calls `body` with the stored bytes (framing removed) of the object or metadata at
+    /// (`collection`, `key`); returns whether there were any.
+    @usableFromInline
+    final func lendStoredValue(metadata: Bool, collection: String, key: String, operation: String, _ body: (UnsafeRawBufferPointer, ArchiveFormat) throws -> Void) throws -> Bool {
+        try withStoredValue(metadata ? \.metadata : \.objects, collection: collection, key: key, operation: operation) { try body($0, $1) } != nil
+    }
+
+    /// Keeps `value`, read after a ``TypedRead/miss(_:)``, in the cache; returns what the read
+    /// returns.
+    @usableFromInline
+    final func rememberRead<T>(_ value: T, metadata: Bool, at slot: TypedRead.Slot, archiverType: ObjectIdentifier) -> T {
+        core.cache.remember(value, metadata ? .metadata : .object, at: slot.key, commit: slot.commit, archiver: ArchiverIdentity(type: archiverType))
+    }
+
+    /// A typed read of the object or metadata at (`collection`, `key`) with `archiver` when no
+    /// archiver is registered for the collection: the shell that the public typed reads call, to
+    /// be specialized in the caller's module around the non-generic cores above. Pass
+    /// `uniformArchiver` for an archiver type known to read alike in all its instances.
+    @inlinable
+    final func typedValue<A: Archiver>(metadata: Bool, collection: String, key: String, archiver: A, uniformArchiver: Bool = false, operation: String) throws -> A.Value? {
+        let read = typedRead(metadata: metadata, collection: collection, key: key, archiverType: ObjectIdentifier(A.self), uniformArchiver: uniformArchiver)
+        switch read {
+        case .hit(let cached):
+            if let value = cached.value as? A.Value { return value }
+        case .general:
+            return try generalRead(metadata: metadata, collection: collection, key: key, archiver: archiver)
+        case .unknownArchiver:
+            // Learned once per archiver type; then this read starts again.
+            _ = ArchiverKinds.instancesMayDiffer(ObjectIdentifier(A.self), archiver)
+            return try typedValue(metadata: metadata, collection: collection, key: key, archiver: archiver, operation: operation)
+        case .miss, .uncached:
+            break
+        }
+        var decoded: A.Value?
+        _ = try lendStoredValue(metadata: metadata, collection: collection, key: key, operation: operation) { payload, format in
+            decoded = try unarchive(payload, format: format, with: archiver, operation: operation, collection: collection, key: key)
+        }
+        guard let decoded else { return nil }
+        if case .miss(let slot) = read { return rememberRead(decoded, metadata: metadata, at: slot, archiverType: ObjectIdentifier(A.self)) }
+        return decoded
+    }
+
+    /// The general typed read: with the archiver registered for the collection if there is one,
+    /// else `archiver`, through the cache and the identity map.
+    @usableFromInline
+    final func generalRead<A: Archiver>(metadata: Bool, collection: String, key: String, archiver fallback: A) throws -> A.Value? {
+        let archiver = archiver(A.Value.self, in: collection, fallback: fallback)
+        return try metadata
+            ? self.metadata(forKey: key, inCollection: collection, archiver: archiver)
+            : object(forKey: key, inCollection: collection, archiver: archiver)
     }
 
     /// Calls `body` with the stored bytes of the object at (`collection`, `key`) (framing byte
