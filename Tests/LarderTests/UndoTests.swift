@@ -313,7 +313,12 @@ struct UndoTests {
                         case 4..<6: _ = try txn.remove(Product.self, key: key)
                         case 6..<8: _ = try txn.replaceMetadata(ProductInfo(stock: step, updated: Date(timeIntervalSince1970: Double(step))), forKey: key, inCollection: "products")
                         case 8: _ = try txn.removeMetadata(forKey: key, inCollection: "products")
-                        default: if Int.random(in: 0..<4, using: &random) == 0 { try txn.removeAllObjects(inCollection: "products") }
+                        default:
+                            if Int.random(in: 0..<4, using: &random) == 0 {
+                                try txn.removeAllObjects(inCollection: "products")
+                            } else {
+                                _ = try txn.replaceObject(Product(id: key, name: "r\(step)", price: 1), forKey: key, inCollection: "products")
+                            }
                         }
                     }
                 }

@@ -203,10 +203,11 @@ public final class ReadWriteTransaction: ReadTransaction {
                 }
                 if let metadata {
                     try didChange(.row(ChangedRow(index: index, object: .written, metadata: .written, writtenObject: object, objectArchiver: archiver,
-                                                  metadataValue: metadata, metadataArchiver: metadataArchiver, createdObject: !existed)))
+                                                  metadataValue: metadata, metadataArchiver: metadataArchiver, createdObject: !existed,
+                                                  storedObject: valueBuffer, storedMetadata: metadataBuffer)))
                 } else {
                     try didChange(.row(ChangedRow(index: index, object: .written, metadata: .removed, writtenObject: object, objectArchiver: archiver,
-                                                  createdObject: !existed)))
+                                                  createdObject: !existed, storedObject: valueBuffer)))
                 }
             }
         } catch let error as LarderError {
@@ -324,10 +325,10 @@ public final class ReadWriteTransaction: ReadTransaction {
                 let existed = try put(valueBuffer, in: database, at: storageKey)
                 if database == lmdb.databases.objects {
                     state.changes.recordObject(index, .updated)
-                    try didChange(.row(.written(object: value, by: archiver, at: index)))
+                    try didChange(.row(.written(object: value, by: archiver, at: index, stored: valueBuffer)))
                 } else {
                     state.changes.recordMetadata(index, existed ? .updated : .inserted)
-                    try didChange(.row(.written(metadata: value, by: archiver, at: index)))
+                    try didChange(.row(.written(metadata: value, by: archiver, at: index, stored: valueBuffer)))
                 }
                 return true
             }

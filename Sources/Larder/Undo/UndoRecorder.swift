@@ -35,21 +35,31 @@ final class UndoRecorder: WriteParticipant {
         capture?.record(image, of: index)
     }
 
-    /// Stores the undo step: each index the write changed, with its bytes before and after. A
-    /// write that changed nothing records nothing.
+    func didChange(_ change: WriteChange, in txn: ReadWriteTransaction) throws {
+        guard !txn.isRestoring, capture != nil else { return }
+        capture?.follow(change)
+    }
+
+    /// Stores the undo step: each index the write changed, with its bytes before and after (as
+    /// followed through the changes; read back only where a change did not say). A write that
+    /// changed nothing records nothing.
     func closureDidReturn(in txn: ReadWriteTransaction) throws {
         guard let undo = capture else { return }
         capture = nil
         var entries: [StoredUndoStep.Entry] = []
         for index in undo.order {
             let before = undo.before[index] ?? StoredImage()
-            let after = try StorageKey.with(collection: index.collection, key: index.key, maxKeySize: txn.maxKeySize, operation: "undo") {
-                try txn.storedImage(at: $0)
-            }
+            let after = try undo.unknownAfter.contains(index) ? readAfterImage(of: index, in: txn) : undo.after[index] ?? before
             guard before != after else { continue }
             entries.append(StoredUndoStep.Entry(index, before: before, after: after))
         }
         try UndoStack.record(entries, name: undo.name, group: undo.group, limit: limit, in: txn.lmdb)
+    }
+
+    private func readAfterImage(of index: YapDB.Index, in txn: ReadWriteTransaction) throws -> StoredImage {
+        try StorageKey.with(collection: index.collection, key: index.key, maxKeySize: txn.maxKeySize, operation: "undo") {
+            try txn.storedImage(at: $0)
+        }
     }
 }
 

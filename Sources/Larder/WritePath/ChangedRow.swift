@@ -17,10 +17,18 @@ struct ChangedRow {
     /// Whether this change created the object: there was none at the index just before (so
     /// nothing derived from an earlier object there, such as its edges, can exist).
     let createdObject: Bool
+    /// The object's bytes as just stored (framing included), when ``object`` is
+    /// ``ValueChange/written``: what a participant that keeps stored images (undo) would read back.
+    let storedObject: [UInt8]?
+    /// The metadata's bytes as just stored, when ``metadata`` is ``ValueChange/written``.
+    let storedMetadata: [UInt8]?
 
     init(index: YapDB.Index, object: ValueChange?, metadata: ValueChange?,
          writtenObject: Any? = nil, objectArchiver: (any Archiver)? = nil,
-         metadataValue: Any? = nil, metadataArchiver: (any Archiver)? = nil, createdObject: Bool = false) {
+         metadataValue: Any? = nil, metadataArchiver: (any Archiver)? = nil, createdObject: Bool = false,
+         storedObject: [UInt8]? = nil, storedMetadata: [UInt8]? = nil) {
+        self.storedObject = storedObject
+        self.storedMetadata = storedMetadata
         self.index = index
         self.object = object
         self.metadata = metadata
@@ -32,12 +40,12 @@ struct ChangedRow {
     }
 
     /// `object` written by `archiver`.
-    static func written<A: Archiver>(object: A.Value, by archiver: A, at index: YapDB.Index) -> ChangedRow {
-        ChangedRow(index: index, object: .written, metadata: nil, writtenObject: object, objectArchiver: archiver)
+    static func written<A: Archiver>(object: A.Value, by archiver: A, at index: YapDB.Index, stored: [UInt8]) -> ChangedRow {
+        ChangedRow(index: index, object: .written, metadata: nil, writtenObject: object, objectArchiver: archiver, storedObject: stored)
     }
 
     /// `metadata` written by `archiver`.
-    static func written<A: Archiver>(metadata: A.Value, by archiver: A, at index: YapDB.Index) -> ChangedRow {
-        ChangedRow(index: index, object: nil, metadata: .written, metadataValue: metadata, metadataArchiver: archiver)
+    static func written<A: Archiver>(metadata: A.Value, by archiver: A, at index: YapDB.Index, stored: [UInt8]) -> ChangedRow {
+        ChangedRow(index: index, object: nil, metadata: .written, metadataValue: metadata, metadataArchiver: archiver, storedMetadata: stored)
     }
 }
