@@ -94,9 +94,15 @@ enum StopSignal {
     /// Makes SIGINT and SIGTERM set ``received`` instead of ending the process at once, so that
     /// the command finishes its output and exits with status 0.
     static func install() {
+        var unblocked = sigset_t()
+        sigemptyset(&unblocked)
         for signalNumber in [SIGINT, SIGTERM] {
             signal(signalNumber) { number in StopSignal.received.store(number, ordering: .relaxed) }
+            sigaddset(&unblocked, signalNumber)
         }
+        // A blocked signal mask is inherited through exec: a parent that spawns the tool from a
+        // thread that blocks signals (libdispatch's worker threads do) would leave it deaf.
+        pthread_sigmask(SIG_UNBLOCK, &unblocked, nil)
     }
 }
 
