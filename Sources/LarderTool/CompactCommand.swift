@@ -50,12 +50,10 @@ struct CompactCommand: ParsableCommand {
         }
     }
 
-    /// What the copy holds, and how the data file looked when it was taken.
+    /// What the copy holds: the objects, and the last transaction of the store it copies.
     struct Snapshot {
         var objects: Int
-        var transactionID: Int
-        var modified: timespec
-        var size: Int
+        var transactionID: UInt64
     }
 
     /// Writes the compacted copy and checks it. The store is opened only here: it is closed
@@ -77,9 +75,7 @@ struct CompactCommand: ParsableCommand {
             guard copied.1.isConsistent, copied.0.objectCount == before.objectCount else {
                 throw CommandFailure(.storeError, "the compacted copy did not check out (\(copied.1.problemCount) problems, \(copied.0.objectCount) of \(before.objectCount) objects); the store was left as it was")
             }
-            var status = stat()
-            guard stat(paths.dataFile, &status) == 0 else { throw CommandFailure(.storeError, "cannot read \(paths.dataFile): \(String(cString: strerror(errno)))") }
-            return Snapshot(objects: before.objectCount, transactionID: before.lastTransactionID, modified: status.st_mtim, size: Int(status.st_size))
+            return Snapshot(objects: before.objectCount, transactionID: UInt64(before.lastTransactionID))
         } catch {
             paths.removeCopy()
             throw error
@@ -91,9 +87,10 @@ struct CompactCommand: ParsableCommand {
     private func swap(_ paths: StoreFiles, expecting snapshot: Snapshot) throws {
         let exclusive = try StoreOpenCheck.excludeOpeners(paths.dataFile, path: store.path)
         defer { close(exclusive) }
-        var status = stat()
-        guard stat(paths.dataFile, &status) == 0 else { throw CommandFailure(.storeError, "cannot read \(paths.dataFile): \(String(cString: strerror(errno)))") }
-        guard status.st_mtim.tv_sec == snapshot.modified.tv_sec, status.st_mtim.tv_nsec == snapshot.modified.tv_nsec, Int(status.st_size) == snapshot.size else {
+        // Nobody has the store open now, and nobody can open it: the data file's last
+        // transaction says whether a process opened, wrote and closed it since the copy (a
+        // modification time could not: the kernel's clock for it is coarse).
+        guard let last = DataFileMeta.lastTransactionID(exclusive), last == snapshot.transactionID else {
             throw CommandFailure(.storeError, "another process wrote to the store during the copy; the store was left as it was (run compact again when it is not in use)")
         }
         guard rename(paths.copyDataFile, paths.dataFile) == 0 else {
@@ -211,5 +208,27 @@ enum StoreOpenCheck {
 
     private static func inUse(_ path: String) -> CommandFailure {
         CommandFailure(.storeError, "another process has \(path) open; compact rewrites the data file and needs the store to itself: close the other programs (larder readers lists those that are reading) and run it again")
+    }
+}
+
+/// The last committed transaction of an LMDB data file, read from its two meta pages (the one
+/// with the greater transaction id is current), for a file no process has open. LMDB 0.9's layout
+/// on 64-bit little-endian machines: a meta page's header is 16 bytes; the page size sits in the
+/// free database record's padding at byte 40 and the transaction id at byte 144 (mdb.c's
+/// `MDB_meta`; the library's page verifier reads the same fields).
+enum DataFileMeta {
+    static func lastTransactionID(_ descriptor: Int32) -> UInt64? {
+        func meta(at offset: Int) -> (magic: UInt32, pageSize: UInt32, transactionID: UInt64)? {
+            var bytes = [UInt8](repeating: 0, count: 152)
+            guard pread(descriptor, &bytes, bytes.count, off_t(offset)) == bytes.count else { return nil }
+            func load<T: FixedWidthInteger>(_ at: Int, _: T.Type) -> T {
+                bytes.withUnsafeBytes { T(littleEndian: $0.loadUnaligned(fromByteOffset: at, as: T.self)) }
+            }
+            guard load(16, UInt32.self) == 0xBEEF_C0DE else { return nil }
+            return (load(16, UInt32.self), load(40, UInt32.self), load(144, UInt64.self))
+        }
+        guard let first = meta(at: 0), first.pageSize >= 512, first.pageSize <= 65_536 else { return nil }
+        guard let second = meta(at: Int(first.pageSize)) else { return nil }
+        return max(first.transactionID, second.transactionID)
     }
 }

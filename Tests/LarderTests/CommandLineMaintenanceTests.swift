@@ -161,4 +161,40 @@ struct CommandLineMaintenanceTests {
         #expect(message.contains("another process has"))
         #expect(try db.read { try $0.numberOfKeys(inCollection: "numbers") } == 300)
     }
+
+    /// Writers that open the store while compactions run, over and over: every write the tool
+    /// acknowledged is in the store afterwards. A writer that loses the race gets an error (the
+    /// store is being compacted, or was replaced while it opened), never a silent loss.
+    /// `LARDER_FULL=1` runs ten times as many writes.
+    @Test func writersRacingCompactionsLoseNoAcknowledgedWrite() throws {
+        let writes = ProcessInfo.processInfo.environment["LARDER_FULL"] == "1" ? 400 : 40
+        let directory = TemporaryDirectory()
+        let path = try makeStore(directory, count: 50)
+        let writer = try StreamingProcess("/bin/sh", ["-c", """
+            i=0
+            while [ $i -lt \(writes) ]; do
+                i=$((i + 1))
+                if "$0" put "$1" racing "k$i" "$i" 2>/dev/null; then echo "ok $i"; else echo "failed $i"; fi
+            done
+            echo done
+            """, try CLI.executable(), path])
+        var compacted = 0
+        var refused = 0
+        while !writer.standardOutput.contains("done\n") {
+            let run = try CLI.run(["compact", path])
+            if run.status == 0 { compacted += 1 } else { refused += 1 }
+            #expect(run.status == 0 || run.status == CLI.Status.storeError, "\(run)")
+        }
+        let lines = writer.standardOutput.split(separator: "\n")
+        let acknowledged = lines.filter { $0.hasPrefix("ok ") }.map { String($0.dropFirst(3)) }
+        let db = try Database(path: path)
+        let stored = try db.read { try $0.keys(inCollection: "racing") }
+        for number in acknowledged {
+            #expect(try db.read { try $0.object(forKey: "k" + number, inCollection: "racing", as: Int.self) } == Int(number), "acknowledged write k\(number) is missing")
+        }
+        #expect(stored.count == acknowledged.count, "only acknowledged writes are stored")
+        #expect(try db.checkStructure().isConsistent)
+        #expect(compacted > 0, "no compaction succeeded (\(refused) refused)")
+        print("compact race: \(writes) writes, \(acknowledged.count) acknowledged, \(compacted) compactions, \(refused) refused")
+    }
 }
