@@ -122,6 +122,16 @@ struct CommandLineLogTests {
         #expect(run.standardError.isEmpty)
     }
 
+    @Test func logFollowEndsCleanlyOnSIGTERM() throws {
+        let directory = TemporaryDirectory()
+        let path = try makeStore(directory)
+        let follower = try StreamingProcess(try CLI.executable(), ["log", path, "--follow", "--since", "4"])
+        #expect(follower.waitUntilOutput { $0.contains("commit 5") })
+        let run = follower.interrupt(with: SIGTERM)
+        #expect(run.status == 0 && run.signal == nil, "\(run)")
+        #expect(run.standardOutput.hasPrefix("commit 5  ") && run.standardOutput.contains(#"  cleared  "other""#))
+    }
+
     @Test func historyShowsEachCommitOfOneKeyWithRecordedValues() throws {
         let directory = TemporaryDirectory()
         let path = try makeStore(directory, keepsValueHistory: true)
@@ -193,9 +203,10 @@ final class StreamingProcess: @unchecked Sendable {  // output and errors guarde
         return false
     }
 
-    /// Sends SIGINT and waits (up to 30 s, then SIGKILL) for the process to end.
-    func interrupt() -> ProcessTestSupport.Run {
-        kill(process.processIdentifier, SIGINT)
+    /// Sends `signal` (SIGINT by default) and waits (up to 30 s, then SIGKILL) for the process
+    /// to end.
+    func interrupt(with signal: Int32 = SIGINT) -> ProcessTestSupport.Run {
+        kill(process.processIdentifier, signal)
         if done.wait(timeout: .now() + .seconds(30)) == .timedOut {
             kill(process.processIdentifier, SIGKILL)
             _ = done.wait(timeout: .now() + .seconds(5))
