@@ -9,15 +9,19 @@ struct CollectionsCommand: ParsableCommand {
         discussion: "Text output is one collection a line: its name, a tab, its number of keys. Collections are in UTF-8 byte order.")
 
     @OptionGroup var store: StoreArgument
-    @Flag(help: "Print a JSON array of {\"name\", \"count\"} objects.") var json = false
+    @Flag(help: "Print a JSON array of {\"name\", \"count\"} objects (--format json).") var json = false
+    @Option(help: "text (name, tab, count), json, jsonl, table or csv.") var format: OutputFormat = .text
 
     func run() throws {
         let db = try store.open()
         let collections = try withStoreErrors { try Self.counts(db) }
-        if json {
-            sayJSON(Self.json(collections))
-        } else {
-            for collection in collections { say("\(collection.name)\t\(collection.count)") }
+        switch json ? .json : format {
+        case .text: for collection in collections { say("\(collection.name)\t\(collection.count)") }
+        case .json: sayJSON(Self.json(collections))
+        case let other:
+            var table = RecordTable(columns: ["name", "count"])
+            for collection in collections { table.append([.string(collection.name), .integer(Int64(collection.count))]) }
+            table.print(other)
         }
     }
 

@@ -19,6 +19,12 @@ struct GetCommand: ParsableCommand {
     @Flag(help: "Print the stored bytes (after the format byte) as hexadecimal digits, whatever the format.") var hex = false
     @Flag(help: "Print {\"collection\", \"key\", \"format\", \"object\", \"metadataFormat\", \"metadata\"}.") var json = false
     @Flag(help: "Indent the JSON.") var pretty = false
+    @Flag(help: "Write the stored payload (the bytes after the format byte) to standard output unchanged, with no newline.") var raw = false
+    @Option(help: "text (the value alone), json (as --json), jsonl (the same on one line), table or csv (one row: collection, key, format, object, metadataFormat, metadata).") var format: OutputFormat = .text
+
+    func validate() throws {
+        if raw && (json || hex || format != .text) { throw ValidationError("--raw writes the bytes alone: it cannot be combined with --json, --hex or --format") }
+    }
 
     func run() throws {
         let db = try store.open()
@@ -31,7 +37,22 @@ struct GetCommand: ParsableCommand {
         guard let object else { throw CommandFailure(.notFound, "no object at \(where_)") }
         let objectValue = StoredValue(format: object.format, payload: object.bytes)
         let metadataValue = stored.map { StoredValue(format: $0.format, payload: $0.bytes) }
-        if json {
+        if raw {
+            let value = metadata ? metadataValue : objectValue
+            guard let value else { throw CommandFailure(.notFound, "no metadata at \(where_) (the object has none)") }
+            Output.standard.write(value.payload)
+            return
+        }
+        if format == .table || format == .csv {
+            var table = RecordTable(columns: ["collection", "key", "format", "object", "metadataFormat", "metadata"])
+            table.append([
+                .string(collection), .string(key), ValueDisplay.formatJSON(objectValue.format), try shown(objectValue, what: "object"),
+                metadataValue.map { ValueDisplay.formatJSON($0.format) } ?? .null, try metadataValue.map { try shown($0, what: "metadata") } ?? .null,
+            ])
+            table.print(format)
+            return
+        }
+        if json || format == .json || format == .jsonl {
             var members = [
                 JSONMember("collection", .string(collection)), JSONMember("key", .string(key)),
                 JSONMember("format", ValueDisplay.formatJSON(objectValue.format)),
@@ -41,7 +62,7 @@ struct GetCommand: ParsableCommand {
                 members.append(JSONMember("metadataFormat", ValueDisplay.formatJSON(metadataValue.format)))
                 members.append(JSONMember("metadata", try shown(metadataValue, what: "metadata")))
             }
-            sayJSON(.object(members), pretty: pretty)
+            sayJSON(.object(members), pretty: pretty && format != .jsonl)
             return
         }
         let value: StoredValue

@@ -12,7 +12,9 @@ struct ImportCommand: ParsableCommand {
             record without metadata leaves none). Records are written --chunk-size at a time, one \
             transaction per chunk: a line that is not a valid record stops the import with status \
             3, after the chunks before it were committed and with nothing of its own chunk \
-            written. Blank lines are skipped. A progress bar is drawn on standard error when it is \
+            written. Blank lines are skipped. With --dry-run each chunk is written in a \
+            transaction that is rolled back, so every record is checked as a real import would \
+            check it and the store is left unchanged. A progress bar is drawn on standard error when it is \
             a terminal.
             """)
 
@@ -21,6 +23,7 @@ struct ImportCommand: ParsableCommand {
     @Option(help: "Records per transaction.") var chunkSize = 1000
     @Flag(help: "Create the store if there is nothing at its path.") var create = false
     @Flag(help: "Print the summary as JSON.") var json = false
+    @Flag(help: "Read and check every record, each chunk in a transaction that is rolled back: count what would be imported and write nothing.") var dryRun = false
 
     func validate() throws {
         if chunkSize < 1 { throw ValidationError("--chunk-size must be at least 1") }
@@ -32,17 +35,18 @@ struct ImportCommand: ParsableCommand {
             try importRecords(into: tally)
         } catch {
             let failure = (error as? CommandFailure) ?? (error as? LarderError).map { CommandFailure($0) } ?? CommandFailure(.storeError, "\(error)")
-            throw CommandFailure(failure.status, failure.message + " (" + tally.committed + ")")
+            throw CommandFailure(failure.status, failure.message + " (" + (dryRun ? "dry run: nothing was written" : tally.committed) + ")")
         }
         if json {
             sayJSON(.object([
                 JSONMember("records", .integer(Int64(tally.records))),
                 JSONMember("collections", .integer(Int64(tally.collections.count))),
                 JSONMember("transactions", .integer(Int64(tally.transactions))),
+                JSONMember("dryRun", .bool(dryRun)),
             ]))
         } else {
             let (records, collections, transactions) = (tally.records, tally.collections.count, tally.transactions)
-            say("imported \(records) record\(records == 1 ? "" : "s") into \(collections) collection\(collections == 1 ? "" : "s") in \(transactions) transaction\(transactions == 1 ? "" : "s")")
+            say((dryRun ? "dry run: would import " : "imported ") + "\(records) record\(records == 1 ? "" : "s") into \(collections) collection\(collections == 1 ? "" : "s") in \(transactions) transaction\(transactions == 1 ? "" : "s")" + (dryRun ? "; nothing was written" : ""))
         }
     }
 
@@ -62,20 +66,25 @@ struct ImportCommand: ParsableCommand {
 
     private func importRecords(into tally: Tally) throws {
         let reader = try LineReader(path: input)
-        let db = create ? try StoreArgument.open(store.path, create: true) : try store.open(readOnly: false)
-        let progress = ProgressBar("importing")
+        // A dry run with --create and no store at the path checks the records alone: it creates nothing.
+        let creates = create && !FileManager.default.fileExists(atPath: store.path)
+        let db: Database? = creates && dryRun ? nil : creates ? try StoreArgument.open(store.path, create: true) : try store.open(readOnly: false)
+        let progress = ProgressBar(dryRun ? "checking" : "importing", unit: .bytes)
         defer { progress.finish() }
         var chunk: [(line: Int, record: ExchangeRecord)] = []
         func flush() throws {
             guard let first = chunk.first?.line, let last = chunk.last?.line else { return }
-            try withStoreErrors(context: first == last ? "line \(first)" : "lines \(first)–\(last)") {
-                try db.write { txn in
-                    for (line, record) in chunk {
-                        do {
-                            try txn.setStored(record.object, metadata: record.metadata, forKey: record.key, inCollection: record.collection)
-                        } catch let error as LarderError {
-                            throw CommandFailure(error, context: "line \(line)")
+            if let db {
+                try withStoreErrors(context: first == last ? "line \(first)" : "lines \(first)–\(last)") {
+                    try db.write { txn in
+                        for (line, record) in chunk {
+                            do {
+                                try txn.setStored(record.object, metadata: record.metadata, forKey: record.key, inCollection: record.collection)
+                            } catch let error as LarderError {
+                                throw CommandFailure(error, context: "line \(line)")
+                            }
                         }
+                        if dryRun { txn.rollback() }
                     }
                 }
             }

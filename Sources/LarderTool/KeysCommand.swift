@@ -15,7 +15,8 @@ struct KeysCommand: ParsableCommand {
     @Option(help: "Only keys less than this one.") var to: String?
     @Option(help: "At most this many keys.") var limit: Int?
     @Flag(help: "From the greatest key down.") var reverse = false
-    @Flag(help: "Print a JSON array of strings instead of one key a line.") var json = false
+    @Flag(help: "Print a JSON array of strings instead of one key a line (--format json).") var json = false
+    @Option(help: "text (one key a line), json, jsonl, table or csv.") var format: OutputFormat = .text
 
     func validate() throws {
         if let limit, limit < 0 { throw ValidationError("--limit must not be negative") }
@@ -31,10 +32,13 @@ struct KeysCommand: ParsableCommand {
             }
         }
         guard let keys else { throw CommandFailure(.notFound, "no collection \(CommandFailure.quoted(collection)) (it has no keys)") }
-        if json {
-            sayJSON(jsonStrings(keys))
-        } else {
-            for key in keys { say(key) }
+        switch json ? .json : format {
+        case .text: for key in keys { say(key) }
+        case .json: sayJSON(jsonStrings(keys))
+        case let other:
+            var table = RecordTable(columns: ["key"])
+            for key in keys { table.append([.string(key)]) }
+            table.print(other)
         }
     }
 }

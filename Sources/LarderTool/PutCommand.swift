@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Larder
+import LarderMessagePack
 
 /// `larder put`: store a JSON value as MessagePack.
 struct PutCommand: ParsableCommand {
@@ -12,7 +13,9 @@ struct PutCommand: ParsableCommand {
             omitted or is -. Integers stay integers and numbers with a fraction or an exponent \
             become doubles, so values read back into Codable types. Like the library's setObject, \
             put replaces the object and removes its metadata unless --metadata or --keep-metadata \
-            says otherwise. Put a value that starts with - after --.
+            says otherwise. Put a value that starts with - after --. With --format messagepack or raw \
+            the value's bytes (best given on standard input) are stored unchanged, so that \
+            get --raw and put --format round-trip a value.
             """)
 
     @OptionGroup var store: StoreArgument
@@ -21,6 +24,12 @@ struct PutCommand: ParsableCommand {
     @Argument(help: ArgumentHelp("The value as JSON; - or nothing reads standard input.", valueName: "json")) var value: String?
     @Option(name: .customLong("metadata"), help: ArgumentHelp("Store this JSON as the metadata too.", valueName: "json")) var metadataText: String?
     @Flag(help: "Keep the metadata already stored (by default put removes it).") var keepMetadata = false
+    @Option(help: ArgumentHelp("How the value is given: json (stored as MessagePack), messagepack (MessagePack bytes, checked and stored as they are) or raw (bytes stored unchanged in the raw format).", valueName: "format")) var format: InputFormat = .json
+
+    /// The forms `put --format` reads a value in.
+    enum InputFormat: String, ExpressibleByArgument, CaseIterable {
+        case json, messagepack, raw
+    }
 
     func validate() throws {
         if keepMetadata && metadataText != nil { throw ValidationError("--metadata and --keep-metadata cannot be combined") }
@@ -33,7 +42,20 @@ struct PutCommand: ParsableCommand {
         } else {
             text = Array(FileHandle.standardInput.readDataToEndOfFile())
         }
-        let object = StoredValue(format: .messagePack, payload: try Self.parse(text, what: "value").messagePackBytes)
+        let object: StoredValue
+        switch format {
+        case .json:
+            object = StoredValue(format: .messagePack, payload: try Self.parse(text, what: "value").messagePackBytes)
+        case .messagepack:
+            do {
+                _ = try MessagePackValue(reading: text)
+            } catch {
+                throw CommandFailure(.badInput, "the value is not one MessagePack value: \(error)")
+            }
+            object = StoredValue(format: .messagePack, payload: text)
+        case .raw:
+            object = StoredValue(format: .raw, payload: text)
+        }
         let metadata = try metadataText.map { StoredValue(format: .messagePack, payload: try Self.parse(Array($0.utf8), what: "metadata").messagePackBytes) }
         let db = try store.open(readOnly: false)
         try withStoreErrors {

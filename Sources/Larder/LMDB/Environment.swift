@@ -140,7 +140,15 @@ final class Environment: @unchecked Sendable {  // the handle is used under LMDB
         environment.lockFile = lockFile
         do {
             if !unlocked {
-                environment.claim = try StoreClaim.take(dataFile: location.dataFile, lockFile: location.lockFile, path: path)
+                let claim = try StoreClaim.take(dataFile: location.dataFile, lockFile: location.lockFile, path: path)
+                environment.claim = claim
+                // The claim is taken by path after LMDB opened the file: a file renamed over the
+                // store in between (`larder compact` swaps in its copy) would leave this process
+                // on the replaced file, its commits lost. The claim then sits on the new file.
+                var mapped: Int32 = -1
+                if mdb_env_get_fd(env, &mapped) == 0, let identity = claim.identity, FileIdentity(descriptor: mapped) != identity {
+                    throw LarderError(.lockConflict, "the data file was replaced while the store was being opened (larder compact swaps in a compacted copy); open the store again", operation: "open", path: path)
+                }
             }
             try environment.checkDataFileLength()
             try environment.openDatabases(atOpen)

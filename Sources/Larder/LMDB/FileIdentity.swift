@@ -18,6 +18,14 @@ struct FileIdentity: Hashable, Sendable {
         inode = UInt64(info.st_ino)
     }
 
+    /// The identity of the file open on `descriptor`, or `nil` if it cannot be read.
+    init?(descriptor: Int32) {
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { return nil }
+        device = UInt64(info.st_dev)
+        inode = UInt64(info.st_ino)
+    }
+
     static func exists(_ path: String) -> Bool {
         var info = stat()
         return stat(path, &info) == 0

@@ -61,6 +61,9 @@ final class StoreClaim: Sendable {  // an immutable descriptor, closed once by `
         return StoreClaim(descriptor: descriptor)
     }
 
+    /// The file the claim is on: the data file as it was when the claim was taken.
+    var identity: FileIdentity? { FileIdentity(descriptor: descriptor) }
+
     /// Gives the claim up (closing its descriptor releases its lock).
     func release() {
         close(descriptor)
