@@ -32,13 +32,13 @@ struct ChangeLogFormatTests {
     }
 
     /// Rebuilds, at `path`, the store that Larder 0.1 (format 1, entry version 1) wrote in
-    /// `Fixtures/format2-store.dump` (`mdb_dump -a` of it): with value history, a view
+    /// `Fixtures/larder-0.1-format1-store.dump` (`mdb_dump -a` of it): with value history, a view
     /// `byCategory`, and three commits: the view's registration, then Hammer with the commit
     /// information ada/"first stock", then Saw and Hammer renamed to Claw hammer with bob/"rename".
     static func loadLarderZeroOneStore(at path: String) throws {
         let mdbLoad = try #require(ProcessTestSupport.tool("mdb_load"), "mdb_load not found: install lmdb-utils (Scripts/setup does)")
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        let dump = fixtures.appendingPathComponent("format2-store.dump").path
+        let dump = fixtures.appendingPathComponent("larder-0.1-format1-store.dump").path
         let load = try ProcessTestSupport.run(mdbLoad, ["-f", dump, path])
         try #require(load.status == 0, "mdb_load failed: \(load.standardError)")
     }
