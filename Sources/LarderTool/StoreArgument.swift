@@ -3,6 +3,8 @@ import Foundation
 import Larder
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
 #endif
 
 /// The store a subcommand works on: the first argument of every subcommand but `demo` and

@@ -3,6 +3,8 @@ import Testing
 @testable import Larder
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
@@ -49,13 +51,13 @@ struct CommandLineInspectionTests {
         let path = try makeStore(directory)
         let text = try CLI.succeed(["info", path])
         #expect(text.contains("store:        \(path) (directory)"))
-        #expect(text.contains("format:       version 1"))
+        #expect(text.contains("format:       version 3"))
         #expect(text.contains("entries:      9 objects, 5 metadata values, 5 collections"))
         #expect(text.contains("  \"tools\"  5"))
         #expect(text.contains("  toolsByPrice  view  tag \"v3\"  collections: \"tools\""))
 
         let info = try #require(try CLI.json(["info", path, "--json"]) as? [String: Any])
-        #expect(info["formatVersion"] as? Int == 1)
+        #expect(info["formatVersion"] as? Int == 3)
         #expect(info["objects"] as? Int == 9 && info["metadata"] as? Int == 5)
         #expect((info["pageSize"] as? Int ?? 0) >= 4096)
         #expect((info["mapSize"] as? Int ?? 0) >= (info["usedBytes"] as? Int ?? .max))

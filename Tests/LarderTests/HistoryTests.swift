@@ -422,7 +422,7 @@ struct HistoryTests {
             badCode[codeAt + 2] = 0x09
             var newer = good
             let versionAt = try #require((0..<newer.count - 7).first { newer[$0..<$0 + 7].elementsEqual("version".utf8) })
-            newer[versionAt + 7] = 0x02
+            newer[versionAt + 7] = 0x03  // entry versions 1 and 2 are known
             let damaged: [[UInt8]] = [[], Array("not msgpack".utf8), [0x80], Array(good.dropLast(3)), good + [0xc0], badCode, newer]
             for bytes in damaged {
                 try replaceLogEntry(db, 2, with: bytes)

@@ -31,7 +31,7 @@ public struct GeneratedArchiver<Value: MessagePackField>: Archiver {
 
     /// Reads a value stored as MessagePack (by either path) or JSON.
     ///
-    /// The bytes are checked whole first, as ``MessagePackDecoder`` checks them (lengths, the
+    /// The bytes are checked whole first, as `MessagePackDecoder` checks them (lengths, the
     /// reserved byte, nesting deeper than 512, trailing bytes), so both paths refuse the same
     /// damaged input.
     /// - Throws: `DecodingError` when the bytes are not a valid `Value`; ``LarderError`` with

@@ -18,7 +18,7 @@ public struct MessagePackArchiver<Value: Codable>: Archiver {
     /// Values are written as ``ArchiveFormat/messagePack``.
     public var format: ArchiveFormat { .messagePack }
 
-    /// Appends `value` encoded as MessagePack by ``MessagePackEncoder``.
+    /// Appends `value` encoded as MessagePack by `MessagePackEncoder`.
     /// - Throws: `EncodingError` when `value`'s `encode(to:)` throws or holds a value MessagePack
     ///   cannot represent (a non-finite `Date`).
     public func archive(_ value: Value, into bytes: inout [UInt8]) throws {

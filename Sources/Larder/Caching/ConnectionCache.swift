@@ -1,6 +1,8 @@
 import Synchronization
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
@@ -175,7 +177,7 @@ final class ConnectionCache: Sendable {
     }
 
     private static func currentThread() -> UInt {
-        #if canImport(Darwin)
+        #if canImport(Darwin) || canImport(Musl)  // pthread_t is a pointer there, an integer in Glibc
         UInt(bitPattern: pthread_self())
         #else
         UInt(pthread_self())

@@ -126,7 +126,10 @@ extension ChangeLog {
         } catch {
             throw HistoryReadError(message: error.message)
         }
-        guard version == 1 else { throw HistoryReadError(message: "version \(version.map(String.init) ?? "missing"), not 1") }
+        // The two entry versions differ only in how `info` and `extensions` payloads are stored, which this skips.
+        guard let version, version == UInt64(Changeset.logEntryVersion) || version == UInt64(Changeset.integerArrayLogEntryVersion) else {
+            throw HistoryReadError(message: "version \(version.map(String.init) ?? "missing"), not 1 or 2")
+        }
         guard let first, let last, first <= last else { throw HistoryReadError(message: "no valid commit range") }
         if let value = record.value, value.isEmpty {
             throw HistoryReadError(message: "a recorded value is empty (it has no format byte)")

@@ -62,6 +62,7 @@ enum ChangeLog {
         } else {
             bytes = try changeset.logBytes()
         }
+        try recordBinaryPayloadFormat(in: lmdb)
         try withUnsafeBytes(of: number.bigEndian) { key in
             try bytes.withUnsafeBytes { try lmdb.put(lmdb.databases.log, key: key, value: $0) }
             try lmdb.put(lmdb.databases.larder, key: lastCommitKey, value: key)
@@ -71,5 +72,21 @@ enum ChangeLog {
         try lmdb.removeLeading(in: lmdb.databases.log) { key in
             key.count == 8 && UInt64(bigEndian: key.loadUnaligned(as: UInt64.self)) < oldestKept
         }
+    }
+
+    /// Raises the store's recorded format version to 3 (``Environment/binaryLogPayloadFormatVersion``)
+    /// in the commit that writes its first log entry with `bin` payloads, so that a Larder that
+    /// reads up to format 2 refuses the store (`newerFormatVersion`) instead of failing on the
+    /// entry. Stores made by this Larder record 3 from the start; the entries that a store of
+    /// format 1 or 2 already holds keep their integer arrays and still read.
+    /// - Complexity: one lookup of a 4-byte value per commit, and a write once per store.
+    static func recordBinaryPayloadFormat(in lmdb: LMDBTransaction) throws {
+        let key = Environment.formatVersionKey
+        if let stored = try lmdb.get(lmdb.databases.larder, key: key), stored.count == 4,
+           UInt32(bigEndian: stored.loadUnaligned(as: UInt32.self)) >= Environment.binaryLogPayloadFormatVersion {
+            return
+        }
+        var version = Environment.binaryLogPayloadFormatVersion.bigEndian
+        try withUnsafeBytes(of: &version) { try lmdb.put(lmdb.databases.larder, key: key, value: $0) }
     }
 }

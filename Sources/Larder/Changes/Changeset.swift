@@ -349,19 +349,33 @@ public struct Changeset: Sendable {
     /// The form a changeset takes in the `log` database: MessagePack, readable by any tool. The
     /// `values` key (written with ``Database/Configuration/keepsValueHistory``) is read only by the
     /// history (`ChangeLog+History.swift`), so catching up caches never copies values.
-    private struct LogForm: Codable {
-        var version = 1
+    ///
+    /// `Payload` is how the `extensions` and `info` payloads are stored: `bin` (`Data`) in the
+    /// entries this Larder writes (``logEntryVersion`` 2), an array of byte-sized integers
+    /// (`[UInt8]`) in the entries of stores of format 1 and 2 (entry version 1), which still read.
+    private struct LogForm<Payload: Codable>: Codable {
+        var version: Int
         var first: UInt64
         var last: UInt64
         var everything: Bool
         var cleared: [String]
         /// collection -> key -> object change code + 4 × metadata change code (0 none, 1 inserted, 2 updated, 3 removed)
         var changes: [String: [String: UInt8]]
-        var extensions: [String: [[UInt8]]]
-        var info: [[UInt8]]
+        var extensions: [String: [Payload]]
+        var info: [Payload]
         /// Absent in entries written before commits had times.
         var time: Date?
     }
+
+    /// The entry's `version` key alone, read first to choose the payloads' ``LogForm``.
+    private struct LogEntryVersion: Decodable {
+        var version: Int
+    }
+
+    /// The version of the log entries this Larder writes: 2, with `bin` payloads.
+    static let logEntryVersion = 2
+    /// The version of the entries written by stores of format 1 and 2: payloads as integer arrays.
+    static let integerArrayLogEntryVersion = 1
 
     private static func code(_ change: Change?) -> UInt8 {
         switch change {
@@ -397,7 +411,7 @@ public struct Changeset: Sendable {
         writer.bytes.reserveCapacity(96 + entryCount * (storedValues == nil ? 12 : 64))
         var fits = writer.writeMapHeader(8 + (time == nil ? 0 : 1) + (storedValues == nil ? 0 : 1))
         fits = fits && writer.writeString("version")
-        writer.writeInt(1)
+        writer.writeInt(Int64(Self.logEntryVersion))
         fits = fits && writer.writeString("first")
         writer.writeUInt(commits.lowerBound)
         fits = fits && writer.writeString("last")
@@ -417,8 +431,7 @@ public struct Changeset: Sendable {
         func writePayloads(_ payloads: [[UInt8]]) {
             fits = fits && writer.writeArrayHeader(payloads.count)
             for payload in payloads {
-                fits = fits && writer.writeArrayHeader(payload.count)
-                for byte in payload { writer.writeUInt(UInt64(byte)) }
+                fits = fits && payload.withUnsafeBytes { writer.writeBinary($0) }
             }
         }
         fits = fits && writer.writeString("extensions") && writer.writeMapHeader(extensionPayloads.count)
@@ -492,16 +505,29 @@ public struct Changeset: Sendable {
         return fits && writer.patchContainerHeader(at: mapStart, count: collectionsWritten, isMap: true)
     }
 
-    /// Reads a changeset from its `log` form.
+    /// Reads a changeset from its `log` form: either entry version (see ``LogForm``).
     init(logBytes bytes: UnsafeRawBufferPointer) throws {
-        let form: LogForm
-        do {
-            form = try MessagePackDecoder().decode(LogForm.self, from: bytes)
-        } catch {
-            throw LarderError(.corruptValue, "a change log entry does not decode", operation: "readChangeLog", underlying: String(describing: error))
+        let decoder = MessagePackDecoder()
+        func decode<T: Decodable>(_ type: T.Type) throws -> T {
+            do {
+                return try decoder.decode(T.self, from: bytes)
+            } catch {
+                throw LarderError(.corruptValue, "a change log entry does not decode", operation: "readChangeLog", underlying: String(describing: error))
+            }
         }
-        guard form.version == 1, form.first <= form.last else {
-            throw LarderError(.corruptValue, "a change log entry has version \(form.version) or an invalid commit range", operation: "readChangeLog")
+        switch try decode(LogEntryVersion.self).version {
+        case Self.logEntryVersion:
+            try self.init(try decode(LogForm<Data>.self)) { [UInt8]($0) }
+        case Self.integerArrayLogEntryVersion:
+            try self.init(try decode(LogForm<[UInt8]>.self)) { $0 }
+        case let version:
+            throw LarderError(.corruptValue, "a change log entry has version \(version), which this Larder does not know", operation: "readChangeLog")
+        }
+    }
+
+    private init<Payload>(_ form: LogForm<Payload>, bytes: (Payload) -> [UInt8]) throws {
+        guard form.first <= form.last else {
+            throw LarderError(.corruptValue, "a change log entry has an invalid commit range", operation: "readChangeLog")
         }
         commits = form.first...form.last
         removedEverything = form.everything
@@ -509,8 +535,8 @@ public struct Changeset: Sendable {
         entries = try form.changes.mapValues { keys in
             try keys.mapValues { IndexChange(object: try Self.change($0 & 0x0f), metadata: try Self.change($0 >> 4)) }
         }
-        extensionPayloads = form.extensions
-        commitInfos = form.info
+        extensionPayloads = form.extensions.mapValues { $0.map(bytes) }
+        commitInfos = form.info.map(bytes)
         time = form.time
     }
 }

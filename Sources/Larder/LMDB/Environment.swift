@@ -3,6 +3,8 @@ import Dispatch
 import Synchronization
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
@@ -20,13 +22,19 @@ final class Environment: @unchecked Sendable {  // the handle is used under LMDB
         var log = DatabaseHandle(raw: 0)
     }
 
-    /// The newest store format this version reads and writes.
-    static let formatVersion: UInt32 = 2
-    /// The format of a store without checksummed values: what a new store records.
+    /// The newest store format this version reads and writes: what a new store records.
+    static let formatVersion: UInt32 = binaryLogPayloadFormatVersion
+    /// The format of a store of Larder 0.1 without checksummed values (it still opens and reads;
+    /// its first commit raises it to ``binaryLogPayloadFormatVersion``).
     static let plainFormatVersion: UInt32 = 1
     /// The format of a store with checksummed values, recorded by the write that stores the
-    /// first one.
+    /// first one (in stores older than ``binaryLogPayloadFormatVersion``).
     static let checksummedFormatVersion: UInt32 = 2
+    /// The format whose change log stores the `info` and `extensions` payloads as MessagePack
+    /// `bin`, recorded by a new store and by the first commit to an older one (see
+    /// `ChangeLog.recordBinaryPayloadFormat`): a Larder that reads up to 2 refuses the store
+    /// instead of failing on its newer log entries.
+    static let binaryLogPayloadFormatVersion: UInt32 = 3
     static let formatVersionKey = "format-version"
 
     let handle: OpaquePointer
@@ -287,7 +295,7 @@ final class Environment: @unchecked Sendable {  // the handle is used under LMDB
             try checkFormatVersion(txn)
         } else {
             databases.larder = try txn.openDatabase("larder", create: true)
-            var version = Environment.plainFormatVersion.bigEndian
+            var version = Environment.formatVersion.bigEndian
             try withUnsafeBytes(of: &version) { bytes in
                 try txn.put(databases.larder, key: Environment.formatVersionKey, value: bytes)
             }

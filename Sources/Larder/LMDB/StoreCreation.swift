@@ -1,6 +1,8 @@
 internal import CLMDB
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
@@ -67,7 +69,7 @@ enum StoreCreation {
                 try LMDBResult.check(mdb_dbi_open(txn, name, UInt32(MDB_CREATE), &dbi), "create", path: path)
                 handles[name] = dbi
             }
-            var version = Environment.plainFormatVersion.bigEndian  // raised by the first checksummed write
+            var version = Environment.formatVersion.bigEndian
             var keyBytes = Array(Environment.formatVersionKey.utf8)
             let rc = keyBytes.withUnsafeMutableBytes { key in
                 withUnsafeMutableBytes(of: &version) { value in

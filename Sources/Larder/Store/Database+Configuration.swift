@@ -40,7 +40,7 @@ extension Database {
         /// empties its caches and its observers receive a reset (``Changeset/isReset``). At
         /// least 1. Default 1000.
         public var changeLogLimit: Int = 1000
-        /// How many undo steps the store keeps (see ``DatabaseAccess/write(undoable:_:)``);
+        /// How many undo steps the store keeps (see ``DatabaseAccess/write(undoable:_:)-gdvd``);
         /// recording a step beyond it drops the oldest. Like ``changeLogLimit`` it is the writer's
         /// own setting. At least 0 (0 keeps none). Default 100.
         public var undoLimit: Int = 100
