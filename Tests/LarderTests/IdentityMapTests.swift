@@ -440,7 +440,8 @@ struct IdentityMapTests {
             }
             let held = try #require(try load())
             let last = 200
-            let backwards = Atomic<Int>(0)
+            let loadedBackwards = Atomic<Int>(0)
+            let heldBackwards = Atomic<Int>(0)
             let timedOut = Atomic<Int>(0)
             let reader: @Sendable () -> Void = {
                 var seen = 0
@@ -455,9 +456,11 @@ struct IdentityMapTests {
                     // commit may get an instance of its own for its snapshot; either way, neither
                     // what it loads nor the shared instance ever goes back.
                     let loaded = try! load()!
-                    if loaded.value < seen || held.value < heldSeen { backwards.add(1, ordering: .relaxed) }
-                    seen = loaded.value
-                    heldSeen = held.value
+                    let loadedValue = loaded.value, heldValue = held.value
+                    if loadedValue < seen { loadedBackwards.add(1, ordering: .relaxed) }
+                    if heldValue < heldSeen { heldBackwards.add(1, ordering: .relaxed) }
+                    seen = loadedValue
+                    heldSeen = heldValue
                 }
             }
             ProcessTestSupport.runOnThreads([
@@ -467,7 +470,8 @@ struct IdentityMapTests {
                 },
                 reader, reader, reader,
             ])
-            #expect(backwards.load(ordering: .acquiring) == 0)
+            #expect(loadedBackwards.load(ordering: .acquiring) == 0)
+            #expect(heldBackwards.load(ordering: .acquiring) == 0)
             #expect(timedOut.load(ordering: .acquiring) == 0)
             #expect(try load() === held && held.value == last)
         }

@@ -54,7 +54,7 @@ enum UndoStack {
     }
 
     static func write(_ step: StoredUndoStep, number: UInt64, in lmdb: LMDBTransaction) throws {
-        let bytes = try MessagePackEncoder().encode(step)
+        let bytes = try step.messagePackBytes()
         try stepKey(number).withUnsafeBytes { key in
             try bytes.withUnsafeBytes { try lmdb.put(lmdb.databases.larder, key: key, value: $0) }
         }
@@ -160,7 +160,7 @@ extension UndoStack {
         for entry in step.entries {
             let (expectedObject, expectedMetadata) = direction == .undo ? (entry.objectAfter, entry.metadataAfter) : (entry.objectBefore, entry.metadataBefore)
             let current = try StorageKey.with(collection: entry.collection, key: entry.key, maxKeySize: txn.maxKeySize, operation: action) { key in
-                (try lmdb.get(lmdb.databases.objects, key: key).map { Data($0) }, try lmdb.get(lmdb.databases.metadata, key: key).map { Data($0) })
+                (try lmdb.get(lmdb.databases.objects, key: key).map { [UInt8]($0) }, try lmdb.get(lmdb.databases.metadata, key: key).map { [UInt8]($0) })
             }
             guard current.0 == expectedObject, current.1 == expectedMetadata else {
                 throw LarderError(
@@ -172,7 +172,7 @@ extension UndoStack {
         let entries = direction == .undo ? step.entries.reversed() : step.entries
         for entry in entries {
             let (object, metadata) = direction == .undo ? (entry.objectBefore, entry.metadataBefore) : (entry.objectAfter, entry.metadataAfter)
-            try txn.restore(entry.index, object: object.map { [UInt8]($0) }, metadata: metadata.map { [UInt8]($0) })
+            try txn.restore(entry.index, object: object, metadata: metadata)
         }
         try setPosition(direction == .undo ? numbers.last(where: { $0 < number }) ?? 0 : number, in: lmdb)
         return publicStep(number, step)
