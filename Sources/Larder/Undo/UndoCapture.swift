@@ -1,79 +1,81 @@
-/// What an undoable write transaction has changed so far: the bytes stored at each index it
-/// touched before it first touched it. The transaction's ``UndoRecorder`` keeps it, so a group
-/// commit's failed caller drops its own.
+/// What an undoable write transaction has changed so far: for each index it touched, the bytes
+/// stored there before it first touched it, and the bytes there now. The transaction's
+/// ``UndoRecorder`` keeps it, so a group commit's failed caller drops its own.
+///
+/// The images after are followed from the bytes the write path stored (``ChangedRow``), so the
+/// step needs no read back at the end (row 13 of larder-bench); an index whose change did not say
+/// what it stored has no known image after and is read back. One slot per index, found by one
+/// hash lookup — none at all for the change that follows the image just recorded.
 struct UndoCapture {
     /// The name of the step.
     let name: String
     /// The group the step joins, if it is made inside ``DatabaseAccess/undoGroup(named:_:)``.
     let group: UndoGroup?
-    /// The images before the transaction, by index.
-    private(set) var before: [YapDB.Index: StoredImage] = [:]
-    /// The indexes in the order they were first touched.
+    /// The indexes in the order they were first touched; slot `n` is `order[n]`'s.
     private(set) var order: [YapDB.Index] = []
+    /// The image before the transaction, by slot.
+    private(set) var before: [StoredImage] = []
+    /// The image now, by slot; `nil` when not known (read it back).
+    private(set) var after: [StoredImage?] = []
+    private var slots: [YapDB.Index: Int] = [:]
+    /// The slot last recorded or found: the change that follows an image's recording is at it.
+    private var lastSlot = -1
 
     init(name: String, group: UndoGroup?) {
         self.name = name
         self.group = group
     }
 
+    private mutating func slot(of index: YapDB.Index) -> Int? {
+        if lastSlot >= 0, order[lastSlot] == index { return lastSlot }
+        guard let slot = slots[index] else { return nil }
+        lastSlot = slot
+        return slot
+    }
+
     func hasImage(of index: YapDB.Index) -> Bool {
-        before[index] != nil
+        if lastSlot >= 0, order[lastSlot] == index { return true }
+        return slots[index] != nil
     }
 
     mutating func record(_ image: StoredImage, of index: YapDB.Index) {
-        guard before[index] == nil else { return }
-        before[index] = image
+        guard slot(of: index) == nil else { return }
+        lastSlot = order.count
+        slots[index] = lastSlot
         order.append(index)
-    }
-
-    /// The bytes each index holds after the changes so far, kept from the bytes the write path
-    /// stored, so that the step needs no read back at the end (row 13 of larder-bench). An index
-    /// that has an image in `before` and none here is unchanged since; one in `unknownAfter` is
-    /// read back from the store.
-    private(set) var after: [YapDB.Index: StoredImage] = [:]
-    private(set) var unknownAfter: Set<YapDB.Index> = []
-
-    /// The image at `index` now, if known.
-    private func current(_ index: YapDB.Index) -> StoredImage? {
-        if unknownAfter.contains(index) { return nil }
-        return after[index] ?? before[index]
+        before.append(image)
+        after.append(image)
     }
 
     /// Follows one change of the write: what it made of each half of a captured index.
     mutating func follow(_ change: WriteChange) {
         switch change {
         case .row(let row):
-            guard before[row.index] != nil else { return }
-            guard var image = current(row.index),
+            guard let slot = slot(of: row.index) else { return }
+            guard let image = after[slot],
                   let object = Self.half(image.object, after: row.object, stored: row.storedObject),
                   let metadata = Self.half(image.metadata, after: row.metadata, stored: row.storedMetadata) else {
-                unknownAfter.insert(row.index)
+                after[slot] = nil
                 return
             }
-            image.object = object
-            image.metadata = metadata
-            after[row.index] = image
+            after[slot] = StoredImage(object: object, metadata: metadata)
         case .removed(let index):
-            guard before[index] != nil else { return }
-            setEmpty(index)
+            guard let slot = slot(of: index) else { return }
+            after[slot] = StoredImage()
         case .cleared(let collection):
-            for index in order where index.collection == collection { setEmpty(index) }
+            for (slot, index) in order.enumerated() where index.collection == collection { after[slot] = StoredImage() }
         case .removedEverything:
-            for index in order { setEmpty(index) }
+            for slot in after.indices { after[slot] = StoredImage() }
         }
     }
 
-    private mutating func setEmpty(_ index: YapDB.Index) {
-        unknownAfter.remove(index)
-        after[index] = StoredImage()
-    }
-
-    /// One half's bytes after `change`: `.some(bytes or nil)` when known, `nil` when not.
+    /// One half's bytes after `change`: `.some(bytes or nil)` when known, `nil` when not. Bytes
+    /// the write path stored are copied: the write path reuses its buffer for the next value.
     private static func half(_ old: [UInt8]?, after change: ValueChange?, stored: [UInt8]?) -> [UInt8]?? {
         switch change {
         case nil, .touched?: return .some(old)
         case .removed?: return .some(nil)
-        case .written?: return stored.map { .some($0) }
+        case .written?: return stored.map { bytes in .some(bytes.withUnsafeBufferPointer { Array($0) }) }
         case .restored?: return nil
         }
     }

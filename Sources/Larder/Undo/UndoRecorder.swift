@@ -47,9 +47,9 @@ final class UndoRecorder: WriteParticipant {
         guard let undo = capture else { return }
         capture = nil
         var entries: [StoredUndoStep.Entry] = []
-        for index in undo.order {
-            let before = undo.before[index] ?? StoredImage()
-            let after = try undo.unknownAfter.contains(index) ? readAfterImage(of: index, in: txn) : undo.after[index] ?? before
+        for (slot, index) in undo.order.enumerated() {
+            let before = undo.before[slot]
+            let after = try undo.after[slot] ?? readAfterImage(of: index, in: txn)
             guard before != after else { continue }
             entries.append(StoredUndoStep.Entry(index, before: before, after: after))
         }
