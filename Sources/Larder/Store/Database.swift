@@ -214,27 +214,42 @@ public final class Database: DatabaseAccess {
         try beginUse("write")
         defer { endUse() }
         try checkWritable()
-        guard let onEvent = configuration.onEvent else {
-            let (result, committed, _) = try runWrite(on: core, body)
-            if let committed { publish(committed, cores: [core]) }
-            return result
-        }
-        let start = ContinuousClock.now
-        let outcome: (result: R, committed: Committed?, rolledBack: Bool)
+        let onEvent = configuration.onEvent
+        let start = onEvent == nil ? nil : ContinuousClock.now
+        var committed: Committed?
+        var rolledBack = false
+        let result: R
         do {
-            outcome = try runWrite(on: core, body)
+            result = try environment.write { lmdb in
+                committed = nil
+                rolledBack = false
+                let snapshot = try prepare(core, lmdb, snapshotID: lmdb.id - 1)
+                let transaction = ReadWriteTransaction(lmdb, database: self, core: core, snapshot: snapshot,
+                                                       state: .init(participants: .standard(for: self, core: core)))
+                defer { transaction.isActive = false }
+                let result = try body(transaction)
+                if transaction.isRolledBack {
+                    lmdb.attempt?.rolledBack = true
+                    rolledBack = true
+                } else if let changeset = try transaction.finish() {
+                    committed = Committed(changeset: changeset, previous: snapshot.commit, snapshotID: lmdb.id, participants: transaction.participants)
+                }
+                return result
+            }
         } catch {
-            onEvent(.writeFailed(WriteFailure(code: (error as? LarderError)?.code, isRollback: false, callers: 1)))
+            onEvent?(.writeFailed(WriteFailure(code: (error as? LarderError)?.code, isRollback: false, callers: 1)))
             throw error
         }
-        let duration = ContinuousClock.now - start
-        if let committed = outcome.committed { publish(committed, cores: [core]) }
-        if outcome.rolledBack {
-            onEvent(.writeFailed(WriteFailure(code: nil, isRollback: true, callers: 1)))
-        } else {
-            onEvent(.committed(commitEvent(outcome.committed, callers: 1, duration: duration)))
+        let duration = start.map { ContinuousClock.now - $0 }
+        if let committed { publish(committed, cores: [core]) }
+        if let onEvent, let duration {
+            if rolledBack {
+                onEvent(.writeFailed(WriteFailure(code: nil, isRollback: true, callers: 1)))
+            } else {
+                onEvent(.committed(commitEvent(committed, callers: 1, duration: duration)))
+            }
         }
-        return outcome.result
+        return result
     }
 
     /// What ``DatabaseEvent/committed(_:)`` tells of a commit.
@@ -244,30 +259,6 @@ public final class Database: DatabaseAccess {
         return CommitEvent(
             commit: committed?.changeset.commit, callers: callers, changedRows: committed?.changeset.entryCount ?? 0,
             duration: duration, isDurable: isDurable, mapSize: usage.mapSize, mapUsed: usage.used)
-    }
-
-    /// Runs one write transaction; returns what `body` returned, the commit to publish, and
-    /// whether `body` rolled back.
-    private func runWrite<R>(on core: ConnectionCore, _ body: (ReadWriteTransaction) throws -> R) throws -> (R, Committed?, Bool) {
-        var committed: Committed?
-        var rolledBack = false
-        let result = try environment.write { lmdb in
-            committed = nil
-            rolledBack = false
-            let snapshot = try prepare(core, lmdb, snapshotID: lmdb.id - 1)
-            let transaction = ReadWriteTransaction(lmdb, database: self, core: core, snapshot: snapshot,
-                                                   state: .init(participants: .standard(for: self, core: core)))
-            defer { transaction.isActive = false }
-            let result = try body(transaction)
-            if transaction.isRolledBack {
-                lmdb.attempt?.rolledBack = true
-                rolledBack = true
-            } else if let changeset = try transaction.finish() {
-                committed = Committed(changeset: changeset, previous: snapshot.commit, snapshotID: lmdb.id, participants: transaction.participants)
-            }
-            return result
-        }
-        return (result, committed, rolledBack)
     }
 
     /// Tells the participants of a commit that LMDB has made it (they publish the changeset and
