@@ -1,3 +1,4 @@
+import Dispatch
 import Synchronization
 
 /// A Larder store: one LMDB environment holding collections of keyed objects and their metadata.
@@ -215,7 +216,8 @@ public final class Database: DatabaseAccess {
         defer { endUse() }
         try checkWritable()
         let onEvent = configuration.onEvent
-        let start = onEvent == nil ? nil : ContinuousClock.now
+        // A plain integer, not an optional instant: nothing to copy or destroy without a handler.
+        let start = onEvent == nil ? 0 : DispatchTime.now().uptimeNanoseconds
         var committed: Committed?
         var rolledBack = false
         let result: R
@@ -240,9 +242,10 @@ public final class Database: DatabaseAccess {
             onEvent?(.writeFailed(WriteFailure(code: (error as? LarderError)?.code, isRollback: false, callers: 1)))
             throw error
         }
-        let duration = start.map { ContinuousClock.now - $0 }
+        let end = onEvent == nil ? 0 : DispatchTime.now().uptimeNanoseconds
         if let committed { publish(committed, cores: [core]) }
-        if let onEvent, let duration {
+        if let onEvent {
+            let duration = Duration.nanoseconds(Int64(end &- start))
             if rolledBack {
                 onEvent(.writeFailed(WriteFailure(code: nil, isRollback: true, callers: 1)))
             } else {
@@ -298,7 +301,7 @@ public final class Database: DatabaseAccess {
         var outcomes: [(any Error)?] = []
         var committed: Committed?
         var rollbacks = 0
-        let start = configuration.onEvent == nil ? nil : ContinuousClock.now
+        let start = configuration.onEvent == nil ? 0 : DispatchTime.now().uptimeNanoseconds
         do {
             try checkWritable()
             try environment.write { lmdb in
@@ -340,9 +343,10 @@ public final class Database: DatabaseAccess {
             for request in requests { request.complete(error) }
             return
         }
-        let duration = start.map { ContinuousClock.now - $0 }
+        let end = configuration.onEvent == nil ? 0 : DispatchTime.now().uptimeNanoseconds
         if let committed { publish(committed, cores: requests.map(\.core)) }
-        if let onEvent = configuration.onEvent, let duration {
+        if let onEvent = configuration.onEvent {
+            let duration = Duration.nanoseconds(Int64(end &- start))
             reportGroup(outcomes, rollbacks: rollbacks, committed: committed, duration: duration, to: onEvent)
         }
         for (request, outcome) in zip(requests, outcomes) { request.complete(outcome) }
