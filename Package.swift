@@ -15,6 +15,10 @@ let package = Package(
         // imports `LarderMacros` builds swift-syntax.
         .library(name: "LarderMacros", targets: ["LarderMacros"]),
         .executable(name: "larder", targets: ["LarderTool"]),
+        // Adapters for servers: Larder's events to swift-log and swift-metrics, and a
+        // swift-service-lifecycle `Service` that closes the store on graceful shutdown. A product
+        // of its own so that the `Larder` library keeps depending on nothing.
+        .library(name: "LarderAdapters", targets: ["LarderAdapters"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -25,6 +29,10 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
         // LarderMacros only: the compiler plugin behind `@Archived` (603 is Swift 6.3's).
         .package(url: "https://github.com/swiftlang/swift-syntax", from: "603.0.0"),
+        // LarderAdapters only: logging, metrics and service lifecycle for server programs.
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         // The C library, from the system: Debian's liblmdb-dev (`apt-get install liblmdb-dev`).
@@ -55,6 +63,17 @@ let package = Package(
         .target(
             name: "LarderMacros",
             dependencies: ["Larder", "LarderMacrosPlugin"]
+        ),
+        // Larder's events to swift-log and swift-metrics, and a ServiceLifecycle `Service`.
+        .target(
+            name: "LarderAdapters",
+            dependencies: [
+                "Larder",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
         ),
         // The `larder` command-line tool. Its target is not named `larder`: that would differ from
         // the library's only in case, and the two collide on case-insensitive disks.
@@ -89,6 +108,18 @@ let package = Package(
             ],
             // Stores written by earlier versions (`mdb_dump` text), loaded by the format tests.
             exclude: ["Fixtures"]
+        ),
+        .testTarget(
+            name: "LarderAdaptersTests",
+            dependencies: [
+                "Larder",
+                "LarderAdapters",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
+            ]
         ),
         .testTarget(
             name: "LarderMacrosTests",

@@ -17,8 +17,9 @@ struct DocumentationCoverageTests {
     @Test func everyPublicSymbolHasASummaryAndThrowsIsDocumented() throws {
         var files: [URL] = []
         // The library and the MessagePack target it re-exports (both public API of `import Larder`), and
-        // the macro product (its declaration; the kit it calls lives in the two above).
-        for (folder, least) in [("Sources/Larder", 20), ("Sources/LarderMessagePack", 20), ("Sources/LarderMacros", 0)] {
+        // the macro product (its declaration; the kit it calls lives in the two above), and the
+        // adapters product.
+        for (folder, least) in [("Sources/Larder", 20), ("Sources/LarderMessagePack", 20), ("Sources/LarderMacros", 0), ("Sources/LarderAdapters", 3)] {
             let sources = Self.root.appendingPathComponent(folder)
             let found = try swiftFiles(under: sources)
             #expect(found.count > least, "found only \(found.count) Swift files under \(sources.path)")

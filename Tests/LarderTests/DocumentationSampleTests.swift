@@ -67,11 +67,14 @@ struct DocumentationSampleTests {
         text.split(whereSeparator: { $0.isWhitespace }).joined(separator: " ")
     }
 
-    /// The sample files: name and normalized text.
+    /// The sample files: name and normalized text. Samples that need the adapters' packages are
+    /// compiled by the adapters' test target instead.
     static func sampleFiles() throws -> [(name: String, text: String)] {
-        let folder = root.appendingPathComponent("Tests/LarderTests/Samples")
-        return try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".swift") }.sorted().map { name in
-            (name, normalized(try String(contentsOf: folder.appendingPathComponent(name), encoding: .utf8)))
+        try ["Tests/LarderTests/Samples", "Tests/LarderAdaptersTests/Samples"].flatMap { path in
+            let folder = root.appendingPathComponent(path)
+            return try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".swift") }.sorted().map { name in
+                (name, normalized(try String(contentsOf: folder.appendingPathComponent(name), encoding: .utf8)))
+            }
         }
     }
 

@@ -79,6 +79,31 @@ final class Environment: @unchecked Sendable {  // the handle is used under LMDB
     /// reader pins its snapshot, and a long-running writer's file would grow without bound.
     static let readerCheckInterval = 64
 
+    /// What the environment tells the layers above that listen (``addListener(_:_:)``).
+    enum Event: Sendable {
+        case mapGrew(oldSize: Int, newSize: Int)
+        case staleReadersCleared(count: Int)
+    }
+
+    /// Who hears the environment's events, by the listener's identity. Empty unless a `Database`
+    /// asked for events; the events are rare, so looking here costs nothing that matters.
+    private let listeners = Mutex<[ObjectIdentifier: @Sendable (Event) -> Void]>([:])
+
+    /// Tells `listener` every later event of this environment, until ``removeListener(_:)``.
+    func addListener(_ id: ObjectIdentifier, _ listener: @escaping @Sendable (Event) -> Void) {
+        listeners.withLock { $0[id] = listener }
+    }
+
+    func removeListener(_ id: ObjectIdentifier) {
+        _ = listeners.withLock { $0.removeValue(forKey: id) }
+    }
+
+    /// Tells the listeners `event`, outside every lock of the environment.
+    private func tell(_ event: Event) {
+        let current = listeners.withLock { Array($0.values) }
+        for listener in current { listener(event) }
+    }
+
     private init(handle: OpaquePointer, path: String, location: StoreLocation, identity: FileIdentity,
                  options: EnvironmentOptions, isUnlocked: Bool) {
         self.handle = handle
@@ -382,8 +407,7 @@ final class Environment: @unchecked Sendable {  // the handle is used under LMDB
             case MDB_MAP_RESIZED:
                 try adoptMapSize()
             case MDB_READERS_FULL where !clearedReaders:
-                var dead: Int32 = 0
-                mdb_reader_check(handle, &dead)
+                clearStaleReaders()
                 clearedReaders = true
             default:
                 throw LMDBResult.error(rc, operation: "beginRead", path: path)
@@ -555,6 +579,7 @@ final class Environment: @unchecked Sendable {  // the handle is used under LMDB
         clearStaleReaders()
         let before = mapUsage().mapSize
         var failure: LarderError?
+        var grewTo: Int?
         _ = gate.exclusively {
             drainPool()
             mapBound.invalidate()
@@ -562,10 +587,11 @@ final class Environment: @unchecked Sendable {  // the handle is used under LMDB
             guard now.mapSize <= before else { return }  // another thread grew it meanwhile
             let target = (now.mapSize * 2 + now.pageSize - 1) / now.pageSize * now.pageSize
             let rc = mdb_env_set_mapsize(handle, target)
-            if rc != MDB_SUCCESS { failure = LMDBResult.error(rc, operation: "grow", path: path) }
+            if rc != MDB_SUCCESS { failure = LMDBResult.error(rc, operation: "grow", path: path) } else { grewTo = target }
             resizeCount += 1
         }
         if let failure { throw failure }
+        if let grewTo { tell(.mapGrew(oldSize: before, newSize: grewTo)) }
     }
 
     /// Adopts the larger map another process set (`MDB_MAP_RESIZED`).
@@ -640,6 +666,7 @@ final class Environment: @unchecked Sendable {  // the handle is used under LMDB
         guard !isUnlocked else { return 0 }
         var dead: Int32 = 0
         mdb_reader_check(handle, &dead)
+        if dead > 0 { tell(.staleReadersCleared(count: Int(dead))) }
         return Int(dead)
     }
 

@@ -135,9 +135,9 @@ extension Database {
         // The finished copy gets its name by link(), so the temporary name always goes.
         defer { unlink(partial) }
         do {
-            defer { close(fd) }
+            defer { closeDescriptor(fd) }
             fchmod(fd, mode)  // open's mode passes through the umask
-            try environment.copy(to: fd, compacting: compacting)
+            try whileOpen("copy") { try environment.copy(to: fd, compacting: compacting) }
             guard fsync(fd) == 0 else { throw LMDBResult.error(errno, operation: "copy", path: partial) }
         }
         // link() refuses to replace a file that appeared meanwhile; rename() would not.
@@ -152,7 +152,12 @@ extension Database {
         let directoryFD = open(directory.isEmpty ? "/" : directory, O_RDONLY | O_CLOEXEC)
         if directoryFD >= 0 {
             fsync(directoryFD)
-            close(directoryFD)
+            closeDescriptor(directoryFD)
         }
     }
+}
+
+/// `close(2)`, by a name that ``Database/close()`` does not shadow inside `Database`'s extensions.
+private func closeDescriptor(_ descriptor: Int32) {
+    _ = close(descriptor)
 }

@@ -26,8 +26,10 @@ public struct ReaderSlot: Sendable, Hashable {
 extension Database {
     /// The reader slots in use by every process that has the store open, for diagnostics: a long
     /// `transactionsBehind` is a reader that pins old pages (a pinned snapshot left behind, a
-    /// stuck thread) and makes the file grow.
+    /// stuck thread) and makes the file grow. Empty after ``close()``.
     public func readerSlots() -> [ReaderSlot] {
+        guard (try? beginUse("readerSlots")) != nil else { return [] }
+        defer { endUse() }
         let last = environment.lastTransactionID()
         return environment.readerEntries().map { entry in
             ReaderSlot(
@@ -39,9 +41,11 @@ extension Database {
 
     /// Reclaims the reader slots of processes that died inside a read transaction (LMDB's
     /// stale-reader check); returns how many. Opening a store and running out of slots do this
-    /// by themselves.
+    /// by themselves. Returns 0 after ``close()``.
     @discardableResult
     public func clearStaleReaders() -> Int {
-        environment.clearStaleReaders()
+        guard (try? beginUse("clearStaleReaders")) != nil else { return 0 }
+        defer { endUse() }
+        return environment.clearStaleReaders()
     }
 }

@@ -85,7 +85,8 @@ public final class Connection: DatabaseAccess {
         set { core.cache.metadataLimit = newValue }
     }
 
-    /// Hits and misses of this connection's caches since it was created.
+    /// Hits and misses of this connection's caches since it was created (the database's own
+    /// `read` and `write` count theirs in ``Database/cacheStatistics``).
     public var cacheStatistics: CacheStatistics { core.cache.currentStatistics }
 
     /// Whether this connection keeps an identity map: while an instance of a class it loaded is
@@ -132,7 +133,7 @@ public final class Connection: DatabaseAccess {
     /// the user interface has caught up.
     /// - Throws: ``LarderError`` when no read transaction can begin (``LarderError/Code/readersFull``).
     public func pinSnapshot() throws {
-        _ = try core.pin(database.environment, hub: database.shared.changeHub, returningSkipped: false)
+        _ = try database.whileOpen("pinSnapshot") { try core.pin(database.environment, hub: database.shared.changeHub, returningSkipped: false) }
     }
 
     /// Moves the pinned snapshot to the newest commit (pinning one if none is) and returns the
@@ -146,7 +147,9 @@ public final class Connection: DatabaseAccess {
     /// - Throws: ``LarderError`` when no read transaction can begin or the log is damaged.
     /// - Precondition: not called inside a read of this connection.
     public func advanceSnapshot() throws -> [Changeset] {
-        try core.pin(database.environment, hub: database.shared.changeHub, returningSkipped: true)
+        try database.whileOpen("advanceSnapshot") {
+            try core.pin(database.environment, hub: database.shared.changeHub, returningSkipped: true)
+        }
     }
 
     /// Lets this connection's reads see the newest commit again.

@@ -89,6 +89,28 @@ extension Database {
         /// - Note: Without checksums, damage inside a value's payload that still decodes is not
         ///   detected: the read returns different data and the structure check says nothing.
         public var checksumsValues: Bool = false
+        /// Told every ``DatabaseEvent`` of this `Database` as it happens: opening and closing, map
+        /// growth, stale readers cleared, cache resets, each commit (group size, changed rows,
+        /// duration, durability) and each failed write. `nil` (the default) costs nothing: no
+        /// event is built. The `LarderAdapters` product has handlers for swift-log and
+        /// swift-metrics.
+        ///
+        /// ```swift
+        /// configuration.onEvent = { event in
+        ///     if case .mapGrew(let old, let new) = event { print("map: \(old) -> \(new) bytes") }
+        /// }
+        /// ```
+        ///
+        /// The handler runs on the thread where the event happens (the writing thread, the
+        /// database's writer thread for asynchronous writes, a reading thread for cache resets),
+        /// sometimes while that thread's LMDB transaction is still open, and never under a lock
+        /// of Larder's. So it must be quick and must not block: hand the event on (a log call, a
+        /// metric, a continuation's `yield`) rather than wait for anything. It may read the store,
+        /// but must not write to it synchronously (the write could wait for the very commit that
+        /// is telling it); an asynchronous write started from a `Task` is fine. Each `Database`
+        /// has its own handler: a later `Database` on the same store in the process is told about
+        /// the map and the readers too when it sets one.
+        public var onEvent: (@Sendable (DatabaseEvent) -> Void)?
 
         /// The default configuration.
         public init() {}

@@ -1,3 +1,4 @@
+import Dispatch
 import Synchronization
 
 /// A Larder store: one LMDB environment holding collections of keyed objects and their metadata.
@@ -17,7 +18,8 @@ import Synchronization
 ///
 /// A `Database` is `Sendable`: share it between threads and tasks. Opening a file that this
 /// process already has open (by any path: symlinks, hard links) shares the open environment, as
-/// LMDB requires. The store closes when the last `Database` on it is released.
+/// LMDB requires. ``close()`` closes a database; without it, the store closes when the last
+/// `Database` on it is released.
 ///
 /// Reads never wait for writers. Writes are serialized: synchronous writes run on the calling
 /// thread; asynchronous writes run, in order, on a thread of the database's own, never on
@@ -38,6 +40,8 @@ public final class Database: DatabaseAccess {
     let writer = WriterThread()
     /// The caches of the database's own `read` and `write`.
     let core: ConnectionCore
+    /// Open or closed, and the operations in flight (see ``close()``).
+    let lifecycle = DatabaseLifecycle()
 
     /// Opens the store at `path`, creating it if there is nothing there.
     ///
@@ -66,18 +70,24 @@ public final class Database: DatabaseAccess {
         (self.environment, self.shared) = try EnvironmentRegistry.acquire(path: path, options: configuration.environmentOptions) { txn in
             try StoreShared(configuration: configuration, opening: txn)
         }
+        if let onEvent = configuration.onEvent { startEvents(onEvent) }
     }
 
     deinit {
-        writer.stop()
-        EnvironmentRegistry.release(environment)
+        releaseStore()
     }
 
     /// A new connection to this database. Connections are cheap; give each part of a program
     /// that reads on its own one of its own.
     public func newConnection() -> Connection {
-        Connection(database: self)
+        let connection = Connection(database: self)
+        lifecycle.add(connection.core)
+        return connection
     }
+
+    /// Hits and misses of the caches of the database's own `read` and `write` (each
+    /// ``Connection`` counts its own: ``Connection/cacheStatistics``) since it was opened.
+    public var cacheStatistics: CacheStatistics { core.cache.currentStatistics }
 
     /// Uses `archiver` for values of its type in `collection`, instead of the type's own archiver
     /// (``Saveable``) or the default MessagePack archiver (`Codable`). Reads and writes of other
@@ -98,8 +108,9 @@ public final class Database: DatabaseAccess {
 
     /// Flushes every commit to the disk now (useful with ``Durability/deferred(interval:)``).
     /// - Throws: ``LarderError`` when the operating system reports a failure to write.
+    /// - Throws: ``LarderError/Code/databaseClosed`` after ``close()``.
     public func sync() throws {
-        try environment.sync()
+        try whileOpen("sync") { try environment.sync() }
     }
 
     // MARK: Transactions (DatabaseAccess)
@@ -158,14 +169,20 @@ public final class Database: DatabaseAccess {
     /// that the snapshot shows first.
     private func prepare(_ core: ConnectionCore, _ lmdb: LMDBTransaction, snapshotID: Int) throws -> ReadTransaction.Snapshot {
         let hub = shared.changeHub
+        let flushesBefore = configuration.onEvent == nil ? 0 : core.cache.currentStatistics.flushes
         let (commit, usable) = try core.cache.prepare(
             snapshotID: snapshotID, readCommit: { try ChangeLog.lastCommit(lmdb) },
             changesets: { try hub.changesets(after: $0, through: $1, in: lmdb) })
+        if let onEvent = configuration.onEvent, core.cache.currentStatistics.flushes > flushesBefore {
+            onEvent(.cachesReset(commit: commit))
+        }
         hub.catchUp(lmdb, to: commit)
         return ReadTransaction.Snapshot(commit: commit, cacheUsable: usable)
     }
 
     func performRead<R>(on core: ConnectionCore, _ body: (ReadTransaction) throws -> R) throws -> R {
+        try beginUse("read")
+        defer { endUse() }
         let pinnedResult = try core.withPinned(environment) { handle in
             try read(LMDBTransaction(handle: handle, environment: environment, attempt: nil), on: core, body)
         }
@@ -180,7 +197,7 @@ public final class Database: DatabaseAccess {
     }
 
     /// A commit made by this process, to hand to the participants once LMDB has committed it.
-    private struct Committed {
+    fileprivate struct Committed {
         let changeset: Changeset
         let previous: UInt64
         let snapshotID: Int
@@ -195,24 +212,56 @@ public final class Database: DatabaseAccess {
     }
 
     func performWrite<R>(on core: ConnectionCore, _ body: (ReadWriteTransaction) throws -> R) throws -> R {
+        try beginUse("write")
+        defer { endUse() }
         try checkWritable()
+        let onEvent = configuration.onEvent
+        // A plain integer, not an optional instant: nothing to copy or destroy without a handler.
+        let start = onEvent == nil ? 0 : DispatchTime.now().uptimeNanoseconds
         var committed: Committed?
-        let result = try environment.write { lmdb in
-            committed = nil
-            let snapshot = try prepare(core, lmdb, snapshotID: lmdb.id - 1)
-            let transaction = ReadWriteTransaction(lmdb, database: self, core: core, snapshot: snapshot,
-                                                   state: .init(participants: .standard(for: self, core: core)))
-            defer { transaction.isActive = false }
-            let result = try body(transaction)
-            if transaction.isRolledBack {
-                lmdb.attempt?.rolledBack = true
-            } else if let changeset = try transaction.finish() {
-                committed = Committed(changeset: changeset, previous: snapshot.commit, snapshotID: lmdb.id, participants: transaction.participants)
+        var rolledBack = false
+        let result: R
+        do {
+            result = try environment.write { lmdb in
+                committed = nil
+                rolledBack = false
+                let snapshot = try prepare(core, lmdb, snapshotID: lmdb.id - 1)
+                let transaction = ReadWriteTransaction(lmdb, database: self, core: core, snapshot: snapshot,
+                                                       state: .init(participants: .standard(for: self, core: core)))
+                defer { transaction.isActive = false }
+                let result = try body(transaction)
+                if transaction.isRolledBack {
+                    lmdb.attempt?.rolledBack = true
+                    rolledBack = true
+                } else if let changeset = try transaction.finish() {
+                    committed = Committed(changeset: changeset, previous: snapshot.commit, snapshotID: lmdb.id, participants: transaction.participants)
+                }
+                return result
             }
-            return result
+        } catch {
+            onEvent?(.writeFailed(WriteFailure(code: (error as? LarderError)?.code, isRollback: false, callers: 1)))
+            throw error
         }
+        let end = onEvent == nil ? 0 : DispatchTime.now().uptimeNanoseconds
         if let committed { publish(committed, cores: [core]) }
+        if let onEvent {
+            let duration = Duration.nanoseconds(Int64(end &- start))
+            if rolledBack {
+                onEvent(.writeFailed(WriteFailure(code: nil, isRollback: true, callers: 1)))
+            } else {
+                onEvent(.committed(commitEvent(committed, callers: 1, duration: duration)))
+            }
+        }
         return result
+    }
+
+    /// What ``DatabaseEvent/committed(_:)`` tells of a commit.
+    fileprivate func commitEvent(_ committed: Committed?, callers: Int, duration: Duration) -> CommitEvent {
+        let usage = environment.mapUsage()
+        let isDurable = if case .full = environment.options.syncMode { true } else { false }
+        return CommitEvent(
+            commit: committed?.changeset.commit, callers: callers, changedRows: committed?.changeset.entryCount ?? 0,
+            duration: duration, isDurable: isDurable, mapSize: usage.mapSize, mapUsed: usage.used)
     }
 
     /// Tells the participants of a commit that LMDB has made it (they publish the changeset and
@@ -223,6 +272,8 @@ public final class Database: DatabaseAccess {
     }
 
     func enqueueWrite<R: Sendable>(on core: ConnectionCore, _ body: @escaping @Sendable (ReadWriteTransaction) throws -> R) async throws -> R {
+        // Counted in flight until it completes, so that close() lets it commit first.
+        try beginUse("write")
         let box = ResultBox<R>()
         return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<R, any Error>) in
             writer.enqueue(WriteRequest(
@@ -232,6 +283,7 @@ public final class Database: DatabaseAccess {
                     box.value.withLock { $0 = value }
                 },
                 complete: { error in
+                    defer { self.endUse() }
                     if let error {
                         continuation.resume(throwing: error)
                     } else if let value = box.value.withLock({ $0 }) {
@@ -248,11 +300,14 @@ public final class Database: DatabaseAccess {
     func performGroupWrite(_ requests: [WriteRequest]) {
         var outcomes: [(any Error)?] = []
         var committed: Committed?
+        var rollbacks = 0
+        let start = configuration.onEvent == nil ? 0 : DispatchTime.now().uptimeNanoseconds
         do {
             try checkWritable()
             try environment.write { lmdb in
                 outcomes = []
                 committed = nil
+                rollbacks = 0
                 let snapshotID = lmdb.id - 1
                 let snapshot = try prepare(core, lmdb, snapshotID: snapshotID)
                 var state = ReadWriteTransaction.State(participants: .standard(for: self, core: core))
@@ -263,7 +318,10 @@ public final class Database: DatabaseAccess {
                             let transaction = ReadWriteTransaction(child, database: self, core: request.core, snapshot: requestSnapshot, state: state.forked())
                             defer { transaction.isActive = false }
                             try request.run(transaction)
-                            guard !transaction.isRolledBack else { return false }
+                            guard !transaction.isRolledBack else {
+                                rollbacks += 1
+                                return false
+                            }
                             try transaction.completeClosure()
                             state = transaction.state
                             return true
@@ -281,11 +339,32 @@ public final class Database: DatabaseAccess {
                 }
             }
         } catch {
+            configuration.onEvent?(.writeFailed(WriteFailure(code: (error as? LarderError)?.code, isRollback: false, callers: requests.count)))
             for request in requests { request.complete(error) }
             return
         }
+        let end = configuration.onEvent == nil ? 0 : DispatchTime.now().uptimeNanoseconds
         if let committed { publish(committed, cores: requests.map(\.core)) }
+        if let onEvent = configuration.onEvent {
+            let duration = Duration.nanoseconds(Int64(end &- start))
+            reportGroup(outcomes, rollbacks: rollbacks, committed: committed, duration: duration, to: onEvent)
+        }
         for (request, outcome) in zip(requests, outcomes) { request.complete(outcome) }
+    }
+}
+
+extension Database {
+    /// Tells `onEvent` about a group commit: one failure per closure that threw or rolled back,
+    /// then the commit of the rest.
+    fileprivate func reportGroup(_ outcomes: [(any Error)?], rollbacks: Int, committed: Committed?, duration: Duration,
+                                 to onEvent: @Sendable (DatabaseEvent) -> Void) {
+        var kept = outcomes.count - rollbacks
+        for case let error? in outcomes {
+            kept -= 1
+            onEvent(.writeFailed(WriteFailure(code: (error as? LarderError)?.code, isRollback: false, callers: 1)))
+        }
+        for _ in 0..<rollbacks { onEvent(.writeFailed(WriteFailure(code: nil, isRollback: true, callers: 1))) }
+        if kept > 0 { onEvent(.committed(commitEvent(committed, callers: kept, duration: duration))) }
     }
 }
 

@@ -5,6 +5,7 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Synchronization
 
 /// The one thread that runs a database's asynchronous writes, so that waiting for LMDB's write
 /// lock never blocks a thread of Swift's cooperative pool. Requests run in the order they
@@ -22,6 +23,15 @@ final class WriterThread: Sendable {
 
     /// A condition lock, as the thread waits for jobs (or for the stop) while the queue is empty.
     private let queue = ConditionLock(Queue())
+
+    /// The thread, once started: ``Database/close()`` must not wait for the writes from a closure
+    /// that runs on it.
+    private let thread = Mutex<pthread_t?>(nil)
+
+    /// Whether the caller runs on this writer thread.
+    var isCurrentThread: Bool {
+        thread.withLock { thread in thread.map { pthread_equal($0, pthread_self()) != 0 } ?? false }
+    }
 
     /// Requests waiting for the thread (for tests).
     var waitingCount: Int { queue.withLock { $0.jobs.count } }
@@ -61,6 +71,7 @@ final class WriterThread: Sendable {
     }
 
     private func run() {
+        thread.withLock { $0 = pthread_self() }
         while true {
             let batch: [Job]? = queue.withLock(when: { !$0.jobs.isEmpty || $0.stopping }) { queue in
                 if queue.jobs.isEmpty { return nil }  // stopping, and nothing left to run

@@ -1,0 +1,35 @@
+/// Something that happened in a store, told to ``Database/Configuration/onEvent`` as it happens:
+/// the figures a server's logs and metrics want (map growth, stale readers, cache resets,
+/// group-commit sizes, commit latency, failed writes).
+///
+/// ```swift
+/// var configuration = Database.Configuration()
+/// configuration.onEvent = { event in
+///     if case .committed(let commit) = event, commit.duration > .milliseconds(50) {
+///         print("slow commit: \(commit.duration), \(commit.callers) callers")
+///     }
+/// }
+/// let db = try Database(path: "/var/lib/app/store", configuration: configuration)
+/// ```
+///
+/// The `LarderAdapters` product maps these events to swift-log and swift-metrics. New cases may
+/// be added in later versions: give a `switch` over them a `default`.
+public enum DatabaseEvent: Sendable {
+    /// A `Database` opened the store (or shared the environment this process already had open).
+    case opened(StoreOpening)
+    /// A `Database` was closed (``Database/close()``) or released; the environment closes with
+    /// the last one on it in the process.
+    case closed(path: String)
+    /// The memory map grew, in this process, to fit what a write needed (sizes in bytes).
+    case mapGrew(oldSize: Int, newSize: Int)
+    /// Reader slots left by processes that died inside a read transaction were reclaimed.
+    case staleReadersCleared(count: Int)
+    /// A connection's (or the database's own) caches were emptied because the changes since they
+    /// were filled were no longer known (``Changeset/isReset``: the change log had dropped them).
+    case cachesReset(commit: UInt64)
+    /// A write transaction committed.
+    case committed(CommitEvent)
+    /// A write transaction committed nothing: its closure threw, it rolled back, or LMDB refused
+    /// the commit.
+    case writeFailed(WriteFailure)
+}
