@@ -37,12 +37,13 @@ struct Comparison {
         return String(value)
     }
 
-    /// Whether `filters` select this comparison: a number selects a workload by number, `=` and
-    /// an id that comparison alone, other text any comparison whose id or description contains it
-    /// (ignoring case).
+    /// Whether `filters` select this comparison: a number selects a workload by number (every row
+    /// whose id starts with it: 9 selects 9-extension-writes, 9-at-scale, 9u-update and 9s-growth),
+    /// `=` and an id that comparison alone, other text any comparison whose id or description
+    /// contains it (ignoring case).
     func matches(_ filters: [String]) -> Bool {
         filters.isEmpty || filters.contains { filter in
-            if filter.allSatisfy(\.isNumber) { return id.hasPrefix(filter + "-") }
+            if filter.allSatisfy(\.isNumber) { return String(id.prefix { $0.isNumber }) == filter }
             if filter.hasPrefix("=") { return id == filter.dropFirst() }
             let text = (id + " " + workload + " " + larder + " " + reference).lowercased()
             return text.contains(filter.lowercased())
