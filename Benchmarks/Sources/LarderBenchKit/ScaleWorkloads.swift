@@ -16,20 +16,19 @@ enum PrefilledItems {
     }
 }
 
-/// A store of `items` items, built once (untimed) with the given extensions; each run of a
-/// workload starts from a page-by-page copy of it (`Database.copy(to:compacting: false)`), so that
-/// every run finds the same store and a run's writes never reach the next.
+/// A store of `items` items, built once (untimed) with the given extensions and kept open, as a
+/// program keeps its store: each run of a workload times its writes, then puts the store back as
+/// it was (untimed) with the inverse writes, so that every run finds the same items, and LMDB's
+/// map and the page cache are as warm as in a program that has been running a while.
 final class PrefilledStore {
     let scratch: Scratch
     let db: Database
-    let register: (Database) throws -> Void
 
-    /// Fills the store in one write transaction after `register` ran, as a program that
-    /// registers its extensions at launch and then writes would.
-    init(items: Int, label: String, register: @escaping (Database) throws -> Void) throws {
+    /// Registers the extensions with `register`, then fills the store in one write transaction, as
+    /// a program that registers its extensions at launch and then writes would.
+    init(items: Int, label: String, register: (Database) throws -> Void) throws {
         scratch = try Scratch("prefilled-\(label)")
         db = try Database(path: scratch.path, configuration: benchConfiguration())
-        self.register = register
         try register(db)
         try db.write { txn in
             for n in 0..<items {
@@ -39,14 +38,39 @@ final class PrefilledStore {
         }
     }
 
-    /// A fresh copy of the store, opened, with the extensions registered again (their tags are
-    /// unchanged, so nothing is rebuilt). Keep the scratch directory alive while the copy is used.
-    func copy() throws -> (Scratch, Database) {
-        let copy = try Scratch("prefilled-copy")
-        try db.copy(to: copy.path, compacting: false)
-        let opened = try Database(path: copy.path, configuration: benchConfiguration())
-        try register(opened)
-        return (copy, opened)
+    /// What puts the store back as it was before the last timed write, if one is pending.
+    private var undo: (inserted: [Item], original: [Item])?
+
+    /// Inserts `items` (new keys) in one timed write transaction; ``restore()`` removes them.
+    func timedInsert(_ items: [Item]) throws -> Duration {
+        try timedWrite(items, undo: (items, []))
+    }
+
+    /// Writes `updated` over stored items in one timed write transaction; ``restore()`` writes
+    /// `original` back.
+    func timedUpdate(_ updated: [Item], restoring original: [Item]) throws -> Duration {
+        try timedWrite(updated, undo: ([], original))
+    }
+
+    private func timedWrite(_ items: [Item], undo: (inserted: [Item], original: [Item])) throws -> Duration {
+        try restore()
+        self.undo = undo
+        return try timed {
+            try db.write { txn in
+                for item in items { try txn.setObject(item, forKey: item.id, inCollection: Item.collection) }
+            }
+        }
+    }
+
+    /// Undoes the last timed write (untimed; kept out of the timed functions, so that
+    /// `Scripts/compare-bench --callgrind` counts only the writes).
+    func restore() throws {
+        guard let undo else { return }
+        try db.write { txn in
+            for item in undo.inserted { try txn.removeObject(forKey: item.id, inCollection: Item.collection) }
+            for item in undo.original { try txn.setObject(item, forKey: item.id, inCollection: Item.collection) }
+        }
+        self.undo = nil
     }
 }
 
@@ -76,25 +100,10 @@ public final class InsertAtScaleWorkload {
         items = PrefilledItems.fresh(count, between: stored, seed: 90)
     }
 
-    public func withExtensions() throws -> Duration {
-        let (scratch, db) = try extended.copy()
-        defer { withExtendedLifetime(scratch) {} }
-        return try insertBatch(into: db)
-    }
-
-    public func plain() throws -> Duration {
-        let (scratch, db) = try plainStore.copy()
-        defer { withExtendedLifetime(scratch) {} }
-        return try insertBatch(into: db)
-    }
-
-    private func insertBatch(into db: Database) throws -> Duration {
-        try timed {
-            try db.write { txn in
-                for item in items { try txn.setObject(item, forKey: item.id, inCollection: Item.collection) }
-            }
-        }
-    }
+    public func withExtensions() throws -> Duration { try extended.timedInsert(items) }
+    public func plain() throws -> Duration { try plainStore.timedInsert(items) }
+    /// Removes what the last runs inserted (untimed): call it after each run.
+    public func restore() throws { try extended.restore(); try plainStore.restore() }
 }
 
 /// Row 9u: `count` items of a store of `items` items updated in one write transaction, each to a
@@ -104,38 +113,25 @@ public final class InsertAtScaleWorkload {
 public final class UpdateAtScaleWorkload {
     let extended: PrefilledStore
     let plainStore: PrefilledStore
+    let original: [Item]
     let updated: [Item]
 
     public init(items stored: Int, updates count: Int) throws {
         extended = try PrefilledStore(items: stored, label: "update-extended", register: CatalogExtensions.register(in:))
         plainStore = try PrefilledStore(items: stored, label: "update-plain") { _ in }
         var random = SplitMix64(seed: 91)
-        updated = Array(0..<stored).shuffled(using: &random).prefix(min(count, stored)).map { n in
-            var item = PrefilledItems.item(n)
-            item.price = Double(random.next() % 100_000) / 100
-            return item
+        original = Array(0..<stored).shuffled(using: &random).prefix(min(count, stored)).map(PrefilledItems.item)
+        updated = original.map { item in
+            var moved = item
+            moved.price = Double(random.next() % 100_000) / 100
+            return moved
         }
     }
 
-    public func withViewAndIndex() throws -> Duration {
-        let (scratch, db) = try extended.copy()
-        defer { withExtendedLifetime(scratch) {} }
-        return try updateBatch(in: db)
-    }
-
-    public func plain() throws -> Duration {
-        let (scratch, db) = try plainStore.copy()
-        defer { withExtendedLifetime(scratch) {} }
-        return try updateBatch(in: db)
-    }
-
-    private func updateBatch(in db: Database) throws -> Duration {
-        try timed {
-            try db.write { txn in
-                for item in updated { try txn.setObject(item, forKey: item.id, inCollection: Item.collection) }
-            }
-        }
-    }
+    public func withViewAndIndex() throws -> Duration { try extended.timedUpdate(updated, restoring: original) }
+    public func plain() throws -> Duration { try plainStore.timedUpdate(updated, restoring: original) }
+    /// Writes the items of the last runs back as they were (untimed): call it after each run.
+    public func restore() throws { try extended.restore(); try plainStore.restore() }
 }
 
 /// Row 9s: row 9-at-scale's inserts, with the view and the index, into a store of `large` items
@@ -154,20 +150,8 @@ public final class InsertGrowthWorkload {
         smallItems = PrefilledItems.fresh(count, between: small, seed: 92)
     }
 
-    public func large() throws -> Duration { try insert(largeItems, into: largeStore) }
-    public func small() throws -> Duration { try insert(smallItems, into: smallStore) }
-
-    private func insert(_ items: [Item], into store: PrefilledStore) throws -> Duration {
-        let (scratch, db) = try store.copy()
-        defer { withExtendedLifetime(scratch) {} }
-        return try growthBatch(items, into: db)
-    }
-
-    private func growthBatch(_ items: [Item], into db: Database) throws -> Duration {
-        try timed {
-            try db.write { txn in
-                for item in items { try txn.setObject(item, forKey: item.id, inCollection: Item.collection) }
-            }
-        }
-    }
+    public func large() throws -> Duration { try largeStore.timedInsert(largeItems) }
+    public func small() throws -> Duration { try smallStore.timedInsert(smallItems) }
+    /// Removes what the last runs inserted (untimed): call it after each run.
+    public func restore() throws { try largeStore.restore(); try smallStore.restore() }
 }

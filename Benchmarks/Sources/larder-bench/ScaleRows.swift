@@ -11,32 +11,32 @@ var scaleComparisons: [Comparison] { [
                body: .timed { fixtures in
                    let scale = fixtures.scale
                    let work = try InsertAtScaleWorkload(items: scale.scaleItems, inserts: scale.scaleWrites, extensions: .viewAndIndex)
-                   return (Side(operations: scale.scaleWrites) { try work.withExtensions() },
-                           Side(operations: scale.scaleWrites) { try work.plain() })
+                   return (Side(operations: scale.scaleWrites) { try restoring(work.restore, after: work.withExtensions()) },
+                           Side(operations: scale.scaleWrites) { try restoring(work.restore, after: work.plain()) })
                }),
     Comparison(id: "9u-update", workload: "9u. update moving items in their group, {items} items, one write txn",
                larder: "with 1 view + 1 index", reference: "Larder, no extensions",
                body: .timed { fixtures in
                    let scale = fixtures.scale
                    let work = try UpdateAtScaleWorkload(items: scale.scaleItems, updates: scale.scaleWrites)
-                   return (Side(operations: scale.scaleWrites) { try work.withViewAndIndex() },
-                           Side(operations: scale.scaleWrites) { try work.plain() })
+                   return (Side(operations: scale.scaleWrites) { try restoring(work.restore, after: work.withViewAndIndex()) },
+                           Side(operations: scale.scaleWrites) { try restoring(work.restore, after: work.plain()) })
                }),
     Comparison(id: "9s-growth", workload: "9s. insert with 1 view + 1 index, one write txn",
                larder: "into {growthLarge} items", reference: "into {growthSmall} items",
                body: .timed { fixtures in
                    let scale = fixtures.scale
                    let work = try InsertGrowthWorkload(small: scale.growthSmall, large: scale.growthLarge, inserts: scale.scaleWrites)
-                   return (Side(operations: scale.scaleWrites) { try work.large() },
-                           Side(operations: scale.scaleWrites) { try work.small() })
+                   return (Side(operations: scale.scaleWrites) { try restoring(work.restore, after: work.large()) },
+                           Side(operations: scale.scaleWrites) { try restoring(work.restore, after: work.small()) })
                }),
     Comparison(id: "11-at-scale", workload: "11. insert new keys into a store of {items} items, one write txn",
                larder: "with relationships (1 edge each)", reference: "Larder, no extensions",
                body: .timed { fixtures in
                    let scale = fixtures.scale
                    let work = try InsertAtScaleWorkload(items: scale.scaleItems, inserts: scale.scaleWrites, extensions: .relationships)
-                   return (Side(operations: scale.scaleWrites) { try work.withExtensions() },
-                           Side(operations: scale.scaleWrites) { try work.plain() })
+                   return (Side(operations: scale.scaleWrites) { try restoring(work.restore, after: work.withExtensions()) },
+                           Side(operations: scale.scaleWrites) { try restoring(work.restore, after: work.plain()) })
                }),
     Comparison(id: "14-disk", workload: "14. bytes on disk, {items} items with 1 view + 1 index",
                larder: "data.mdb", reference: "SQLite file, index (category, price)",
@@ -52,3 +52,10 @@ var scaleComparisons: [Comparison] { [
                    return (.timing(scale.viewPages) { try work.larder() }, .timing(scale.viewPages) { try work.grdbPages() })
                }),
 ] }
+
+/// A run's time, after `restore` put the store back as the run found it (untimed).
+private func restoring(_ restore: () throws -> Void, after elapsed: @autoclosure () throws -> Duration) throws -> Duration {
+    let duration = try elapsed()
+    try restore()
+    return duration
+}
