@@ -59,13 +59,13 @@ struct Scale {
                   items: 100_000, itemReads: 20_000, hotItems: 1_000, itemInserts: 30_000, archiverValues: 20_000,
                   durableCommits: 500, writesPerWriter: 60, extensionWrites: 10_000,
                   registrationSmall: 1_000, registrationLarge: 300_000, registrations: 20,
-                  scaleItems: 100_000, scaleWrites: 5_000, growthSmall: 10_000, growthLarge: 100_000, viewPages: 1_000)
+                  scaleItems: 100_000, scaleWrites: 5_000, growthSmall: 10_000, growthLarge: 100_000, viewPages: 300)
         case .large:
             Scale(rounds: 11, rawEntries: 1_000_000, rawReads: 1_000_000, rawInserts: 200_000,
                   items: 200_000, itemReads: 50_000, hotItems: 1_000, itemInserts: 50_000, archiverValues: 50_000,
                   durableCommits: 1_000, writesPerWriter: 120, extensionWrites: 20_000,
                   registrationSmall: 1_000, registrationLarge: 1_000_000, registrations: 20,
-                  scaleItems: 100_000, scaleWrites: 10_000, growthSmall: 10_000, growthLarge: 1_000_000, viewPages: 2_000)
+                  scaleItems: 100_000, scaleWrites: 10_000, growthSmall: 10_000, growthLarge: 1_000_000, viewPages: 500)
         }
     }
 }
