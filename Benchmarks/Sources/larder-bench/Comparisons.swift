@@ -8,6 +8,8 @@ struct Comparison {
         case timed((Fixtures) async throws -> (larder: Side, reference: Side))
         /// Allocations per operation, counted by `larder-alloc-probe`: (Larder, reference).
         case allocations((Scale) throws -> (larder: Double, reference: Double)?)
+        /// Bytes, measured once (sizes do not vary from run to run): (Larder, reference).
+        case bytes((Fixtures) throws -> (larder: Double, reference: Double))
     }
 
     /// The key of the comparison's target in the targets file.
@@ -17,12 +19,31 @@ struct Comparison {
     let reference: String
     let body: Body
 
-    /// Whether `filters` select this comparison: a number selects a workload by number, `=` and
-    /// an id that comparison alone, other text any comparison whose id or description contains it
-    /// (ignoring case).
+    /// The comparison with the sizes of `scale` written into its text in place of the
+    /// placeholders `{items}`, `{growthSmall}` and `{growthLarge}` (rows measured at a size say which).
+    func sized(_ scale: Scale) -> Comparison {
+        func fill(_ text: String) -> String {
+            text.replacingOccurrences(of: "{items}", with: count(scale.scaleItems))
+                .replacingOccurrences(of: "{growthSmall}", with: count(scale.growthSmall))
+                .replacingOccurrences(of: "{growthLarge}", with: count(scale.growthLarge))
+        }
+        return Comparison(id: id, workload: fill(workload), larder: fill(larder), reference: fill(reference), body: body)
+    }
+
+    /// "5 k", "100 k", "1 M".
+    private func count(_ value: Int) -> String {
+        if value >= 1_000_000, value.isMultiple(of: 1_000_000) { return "\(value / 1_000_000) M" }
+        if value >= 1_000, value.isMultiple(of: 1_000) { return "\(value / 1_000) k" }
+        return String(value)
+    }
+
+    /// Whether `filters` select this comparison: a number selects a workload by number (every row
+    /// whose id starts with it: 9 selects 9-extension-writes, 9-at-scale, 9u-update and 9s-growth),
+    /// `=` and an id that comparison alone, other text any comparison whose id or description
+    /// contains it (ignoring case).
     func matches(_ filters: [String]) -> Bool {
         filters.isEmpty || filters.contains { filter in
-            if filter.allSatisfy(\.isNumber) { return id.hasPrefix(filter + "-") }
+            if filter.allSatisfy(\.isNumber) { return String(id.prefix { $0.isNumber }) == filter }
             if filter.hasPrefix("=") { return id == filter.dropFirst() }
             let text = (id + " " + workload + " " + larder + " " + reference).lowercased()
             return text.contains(filter.lowercased())
@@ -159,7 +180,7 @@ var comparisons: [Comparison] { [
                    let count = fixtures.scale.items
                    return (Side(operations: count) { try work.insert(checksums: true) }, Side(operations: count) { try work.insert(checksums: false) })
                }),
-] + generatedComparisons }
+] + generatedComparisons + scaleComparisons }
 
 /// Runs `larder-alloc-probe` (built beside this executable by `swift build -c release`), which
 /// counts allocations under package-benchmark's malloc interposer, away from this process's timings.

@@ -44,7 +44,7 @@ struct LarderBench: AsyncParsableCommand {
 
     func run() async throws {
         if list {
-            for comparison in comparisons {
+            for comparison in comparisons.map({ $0.sized(.of(size)) }) {
                 print("\(comparison.id): \(comparison.workload): \(comparison.larder) vs \(comparison.reference)")
             }
             return
@@ -55,7 +55,7 @@ struct LarderBench: AsyncParsableCommand {
         let (targetsFile, targetsPath) = try TargetsFile.load(path: targets)
         var scale = Scale.of(size)
         if let rounds { scale.rounds = max(1, rounds) }
-        let selected = comparisons.filter { $0.matches(filter) }
+        let selected = comparisons.map { $0.sized(scale) }.filter { $0.matches(filter) }
         guard !selected.isEmpty else { throw ValidationError("no comparison matches \(filter); see --list") }
 
         let description = machineDescription(scale: scale, targetsPath: targetsPath)
@@ -86,6 +86,23 @@ struct LarderBench: AsyncParsableCommand {
                     if !met { missed.append(comparison.id) }
                 } else {
                     row += [fixed(measured.reference / measured.larder, 2) + "× faster", "none", "–"]
+                }
+            case .bytes(let measure):
+                report.unit = "bytes"
+                let measured = try measure(fixtures)
+                row += [describe(bytes: measured.larder), describe(bytes: measured.reference)]
+                report.larder = measured.larder
+                report.reference = measured.reference
+                if let target {
+                    let ratio = target.ratio(larder: measured.larder, reference: measured.reference)
+                    let met = target.isMet(by: ratio)
+                    report.ratio = ratio
+                    report.pass = met
+                    row += [fixed(ratio, 2) + "×", target.text, met ? "pass" : "MISS"]
+                    if !met { missed.append(comparison.id) }
+                } else {
+                    report.ratio = measured.larder / measured.reference
+                    row += [fixed(measured.larder / measured.reference, 2) + "× larger", "none", "–"]
                 }
             case .allocations(let count):
                 report.unit = "allocations per operation"

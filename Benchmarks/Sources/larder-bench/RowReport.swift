@@ -5,12 +5,13 @@ import Foundation
 struct RowReport: Encodable {
     var id: String
     var workload: String
-    /// `seconds per operation` for timed rows, `allocations per operation` for counted ones.
+    /// `seconds per operation` for timed rows, `allocations per operation` for counted ones,
+    /// `bytes` for sizes.
     var unit: String
     var larder: Double?
     var reference: Double?
     /// As the target states it (see ``Target/ratio(larder:reference:)``); without a target,
-    /// reference / Larder.
+    /// reference / Larder (Larder / reference for sizes).
     var ratio: Double?
     var target: Target?
     /// Whether the target is met; `null` without a target or a measurement.

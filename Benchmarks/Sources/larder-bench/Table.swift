@@ -35,6 +35,12 @@ func describe(secondsPerOperation seconds: Double) -> String {
     return "\(time) (\(throughput))"
 }
 
+/// "56.71 MB": a size in bytes, in decimal megabytes (kilobytes below one).
+func describe(bytes: Double) -> String {
+    guard bytes.isFinite, bytes >= 0 else { return "–" }
+    return bytes >= 1e6 ? fixed(bytes / 1e6, 2) + " MB" : fixed(bytes / 1e3, 1) + " kB"
+}
+
 /// `value` with `digits` decimals (no Foundation formatting, so the output is the same everywhere).
 func fixed(_ value: Double, _ digits: Int) -> String {
     var scale = 1.0

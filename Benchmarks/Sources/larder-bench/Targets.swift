@@ -10,6 +10,9 @@ struct Target: Decodable {
         case slowdown
         /// At most `limit` allocations per operation.
         case allocations
+        /// Larder's bytes may be at most `limit` times the reference's: Larder / reference ≤ limit
+        /// (a size, measured once, not a time).
+        case size
     }
 
     var kind: Kind
@@ -21,7 +24,7 @@ struct Target: Decodable {
     func ratio(larder: Double, reference: Double) -> Double {
         switch kind {
         case .speedup: reference / larder
-        case .slowdown: larder / reference
+        case .slowdown, .size: larder / reference
         case .allocations: larder
         }
     }
@@ -29,7 +32,7 @@ struct Target: Decodable {
     func isMet(by ratio: Double) -> Bool {
         switch kind {
         case .speedup: ratio >= limit
-        case .slowdown, .allocations: ratio <= limit
+        case .slowdown, .allocations, .size: ratio <= limit
         }
     }
 
@@ -38,6 +41,7 @@ struct Target: Decodable {
         case .speedup: "≥ \(format(limit))× faster"
         case .slowdown: "≤ \(format(limit))× time"
         case .allocations: "≤ \(format(limit)) allocs"
+        case .size: "≤ \(format(limit))× bytes"
         }
     }
 
