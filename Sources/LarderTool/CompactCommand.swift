@@ -3,6 +3,8 @@ import Foundation
 import Larder
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Musl)
+import Musl
 #endif
 
 /// `larder compact`: the store rewritten in place without its free pages, through a compacting

@@ -21,7 +21,7 @@ struct LarderEventLoggerTests {
         let opened = try #require(lines.lines("Larder store opened").first)
         #expect(opened.level == .info)
         #expect(opened.metadata["larder.path"] == "\(path)")
-        #expect(opened.metadata["larder.format_version"] == "1")
+        #expect(opened.metadata["larder.format_version"] == "\(LarderVersion.storeFormat)")
 
         try db.write { txn in
             for i in 0..<3 { try txn.setObject(i, forKey: "k\(i)", inCollection: "c") }

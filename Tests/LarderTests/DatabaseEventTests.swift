@@ -37,7 +37,7 @@ struct DatabaseEventTests {
             return
         }
         #expect(opening.path == path)
-        #expect(opening.formatVersion == 1)
+        #expect(opening.formatVersion == LarderVersion.storeFormat)
         #expect(!opening.isReadOnly)
         #expect(opening.mapSize == Database.Configuration().initialMapSize)
         db.close()

@@ -157,7 +157,7 @@ extension Database {
     }
 }
 
-/// `close(2)`, by a name that ``Database/close()`` does not shadow inside `Database`'s extensions.
+/// `close(2)`, by a name that ``Database/close()-1m8tz`` does not shadow inside `Database`'s extensions.
 private func closeDescriptor(_ descriptor: Int32) {
     _ = close(descriptor)
 }

@@ -26,7 +26,7 @@ public struct ReaderSlot: Sendable, Hashable {
 extension Database {
     /// The reader slots in use by every process that has the store open, for diagnostics: a long
     /// `transactionsBehind` is a reader that pins old pages (a pinned snapshot left behind, a
-    /// stuck thread) and makes the file grow. Empty after ``close()``.
+    /// stuck thread) and makes the file grow. Empty after ``close()-1m8tz``.
     public func readerSlots() -> [ReaderSlot] {
         guard (try? beginUse("readerSlots")) != nil else { return [] }
         defer { endUse() }
@@ -41,7 +41,7 @@ extension Database {
 
     /// Reclaims the reader slots of processes that died inside a read transaction (LMDB's
     /// stale-reader check); returns how many. Opening a store and running out of slots do this
-    /// by themselves. Returns 0 after ``close()``.
+    /// by themselves. Returns 0 after ``close()-1m8tz``.
     @discardableResult
     public func clearStaleReaders() -> Int {
         guard (try? beginUse("clearStaleReaders")) != nil else { return 0 }

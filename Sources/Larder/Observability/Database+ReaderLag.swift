@@ -5,13 +5,13 @@ extension Database {
     /// so a lag that keeps growing is a reader left open (a pinned snapshot, a stuck thread) and
     /// a file that grows. ``readerSlots()`` says which reader it is.
     ///
-    /// A metrics adapter polls it (``LarderAdapters``' `LarderMetrics.recordReaderLag(of:)`):
+    /// A metrics adapter polls it (the `LarderAdapters` product's `LarderMetrics.recordReaderLag(of:)`):
     ///
     /// ```swift
     /// if db.oldestReaderLag() > 10_000 { print("a reader pins an old snapshot") }
     /// ```
     /// - Complexity: O(reader slots in use): it reads the lock file's reader table. Returns 0
-    ///   after ``close()``.
+    ///   after ``close()-1m8tz``.
     public func oldestReaderLag() -> Int {
         readerSlots().compactMap(\.transactionsBehind).max() ?? 0
     }

@@ -17,7 +17,7 @@
 public enum DatabaseEvent: Sendable {
     /// A `Database` opened the store (or shared the environment this process already had open).
     case opened(StoreOpening)
-    /// A `Database` was closed (``Database/close()``) or released; the environment closes with
+    /// A `Database` was closed (``Database/close()-1m8tz``) or released; the environment closes with
     /// the last one on it in the process.
     case closed(path: String)
     /// The memory map grew, in this process, to fit what a write needed (sizes in bytes).

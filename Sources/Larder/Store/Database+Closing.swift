@@ -30,14 +30,14 @@ extension Database {
         lifecycle.waitUntilReleased()
     }
 
-    /// Closes this database as ``close()`` does, suspending the calling task (instead of blocking
+    /// Closes this database as ``close()-1m8tz`` does, suspending the calling task (instead of blocking
     /// its thread) while queued writes and in-flight reads finish.
     public func close() async {
         guard beginClosing() else { return }
         await lifecycle.released()
     }
 
-    /// Whether ``close()`` was called.
+    /// Whether ``close()-1m8tz`` was called.
     public var isClosed: Bool { lifecycle.isClosed }
 
     /// Marks the database closed, releasing the store now if nothing is in flight; `false` when
@@ -57,7 +57,7 @@ extension Database {
         }
     }
 
-    /// Counts an operation out; the last one after ``close()`` releases the store.
+    /// Counts an operation out; the last one after ``close()-1m8tz`` releases the store.
     @inline(__always)
     func endUse() {
         if lifecycle.leave() { releaseStore() }

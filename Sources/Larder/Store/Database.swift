@@ -18,7 +18,7 @@ import Synchronization
 ///
 /// A `Database` is `Sendable`: share it between threads and tasks. Opening a file that this
 /// process already has open (by any path: symlinks, hard links) shares the open environment, as
-/// LMDB requires. ``close()`` closes a database; without it, the store closes when the last
+/// LMDB requires. ``close()-1m8tz`` closes a database; without it, the store closes when the last
 /// `Database` on it is released.
 ///
 /// Reads never wait for writers. Writes are serialized: synchronous writes run on the calling
@@ -40,7 +40,7 @@ public final class Database: DatabaseAccess {
     let writer = WriterThread()
     /// The caches of the database's own `read` and `write`.
     let core: ConnectionCore
-    /// Open or closed, and the operations in flight (see ``close()``).
+    /// Open or closed, and the operations in flight (see ``close()-1m8tz``).
     let lifecycle = DatabaseLifecycle()
 
     /// Opens the store at `path`, creating it if there is nothing there.
@@ -108,7 +108,7 @@ public final class Database: DatabaseAccess {
 
     /// Flushes every commit to the disk now (useful with ``Durability/deferred(interval:)``).
     /// - Throws: ``LarderError`` when the operating system reports a failure to write.
-    /// - Throws: ``LarderError/Code/databaseClosed`` after ``close()``.
+    /// - Throws: ``LarderError/Code/databaseClosed`` after ``close()-1m8tz``.
     public func sync() throws {
         try whileOpen("sync") { try environment.sync() }
     }

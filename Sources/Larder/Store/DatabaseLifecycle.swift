@@ -1,7 +1,7 @@
 import Synchronization
 
 /// Whether a ``Database`` is open, and how many of its operations are in flight, so that
-/// ``Database/close()`` can refuse new ones, let those running finish, and release the store
+/// ``Database/close()-1m8tz`` can refuse new ones, let those running finish, and release the store
 /// exactly once when the last of them ends.
 ///
 /// Entering and leaving are one atomic addition each; no lock is taken while the database is

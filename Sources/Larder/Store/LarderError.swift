@@ -93,7 +93,7 @@ public struct LarderError: Error, Sendable, CustomStringConvertible {
         /// link), which LMDB would give another lock file: writers through the two names would
         /// not exclude each other, so the open is refused. Open the store by one path everywhere.
         public static let lockConflict = Code(rawValue: "lockConflict")
-        /// The ``Database`` was closed (``Database/close()``): it, and every ``Connection`` made
+        /// The ``Database`` was closed (``Database/close()-1m8tz``): it, and every ``Connection`` made
         /// from it, refuse every later call. Open a new `Database` on the path to go on.
         public static let databaseClosed = Code(rawValue: "databaseClosed")
         /// Any other LMDB failure; ``LarderError/lmdbCode`` holds LMDB's return code.

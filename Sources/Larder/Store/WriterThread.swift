@@ -24,7 +24,7 @@ final class WriterThread: Sendable {
     /// A condition lock, as the thread waits for jobs (or for the stop) while the queue is empty.
     private let queue = ConditionLock(Queue())
 
-    /// The thread, once started: ``Database/close()`` must not wait for the writes from a closure
+    /// The thread, once started: ``Database/close()-1m8tz`` must not wait for the writes from a closure
     /// that runs on it.
     private let thread = Mutex<pthread_t?>(nil)
 
