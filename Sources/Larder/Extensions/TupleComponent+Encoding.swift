@@ -3,6 +3,13 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 // The encoding of a component, whose bytes sort as the values do (the table is on ``TupleKey``).
 
@@ -78,7 +85,8 @@ extension TupleComponent {
     private static func appendEscaped(_ bytes: some Collection<UInt8>, to buffer: inout [UInt8]) {
         // Most strings hold no NUL: copy them whole.
         let copied = bytes.withContiguousStorageIfAvailable { contiguous -> Bool in
-            guard !contiguous.contains(0) else { return false }
+            guard let base = contiguous.baseAddress else { return true }  // empty
+            guard memchr(base, 0, contiguous.count) == nil else { return false }
             buffer.append(contentsOf: contiguous)
             return true
         } ?? false

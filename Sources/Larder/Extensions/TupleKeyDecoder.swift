@@ -3,6 +3,13 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Reads an encoding front to back, checking every length and every byte before using it.
 struct TupleKeyDecoder {
@@ -86,13 +93,16 @@ struct TupleKeyDecoder {
             }
             return .date(Date(timeIntervalSinceReferenceDate: interval))
         case TupleTypeByte.string:
-            let utf8 = try readEscaped(at: start)
-            guard let string = String(validating: utf8, as: UTF8.self) else {
+            let content = try readEscaped(at: start)
+            let string = content.unescaped.map { String(validating: $0, as: UTF8.self) }
+                ?? String(validating: UnsafeBufferPointer(rebasing: bytes[content.run]), as: UTF8.self)
+            guard let string else {
                 throw Self.corrupt("a string that is not valid UTF-8", at: start)
             }
             return .string(string)
         case TupleTypeByte.bytes:
-            return .bytes(try readEscaped(at: start))
+            let content = try readEscaped(at: start)
+            return .bytes(content.unescaped ?? Array(bytes[content.run]))
         default:
             throw Self.corrupt("unknown type byte \(Self.hex(type))", at: start)
         }
@@ -134,27 +144,38 @@ struct TupleKeyDecoder {
         return value
     }
 
-    /// Reads the content of a string or byte string up to and including its terminator.
-    private mutating func readEscaped(at start: Int) throws -> [UInt8] {
-        var content: [UInt8] = []
+    /// Reads the content of a string or byte string up to and including its terminator: the
+    /// run of input bytes it is when it holds no escaped NUL (the common case: no copy here), else
+    /// the content unescaped. Finds each NUL with `memchr` rather than byte by byte (callgrind:
+    /// decoding the keys was 15% of a cascade delete).
+    private mutating func readEscaped(at start: Int) throws -> (run: Range<Int>, unescaped: [UInt8]?) {
+        let contentStart = position
+        var unescaped: [UInt8]?
+        var runStart = position
         while position < bytes.count {
-            let byte = bytes[position]
-            position += 1
-            guard byte == 0 else {
-                content.append(byte)
-                continue
-            }
-            guard position < bytes.count else { return content }
+            guard let base = bytes.baseAddress,
+                  let found = memchr(base + position, 0, bytes.count - position) else { break }
+            let zero = UnsafePointer<UInt8>(found.assumingMemoryBound(to: UInt8.self)) - base
+            position = zero + 1
+            guard position < bytes.count else { return Self.finish(contentStart..<zero, bytes, runStart, &unescaped) }
             let next = bytes[position]
             if next == TupleTypeByte.escape {
-                content.append(0)
+                unescaped = (unescaped ?? []) + bytes[runStart...zero]
                 position += 1
+                runStart = position
             } else if TupleTypeByte.canFollowComponent(next) {
-                return content
+                return Self.finish(contentStart..<zero, bytes, runStart, &unescaped)
             } else {
-                throw Self.corrupt("0x00 followed by \(Self.hex(next)), neither the 0xFF escape nor a component", at: position - 1)
+                throw Self.corrupt("0x00 followed by \(Self.hex(next)), neither the 0xFF escape nor a component", at: zero)
             }
         }
         throw Self.corrupt("a string or byte string without its terminator", at: start)
+    }
+
+    /// The content ending at `run.upperBound` (its terminator): with an escape met, the bytes
+    /// since the last one are appended to `unescaped`.
+    private static func finish(_ run: Range<Int>, _ bytes: UnsafeBufferPointer<UInt8>, _ runStart: Int, _ unescaped: inout [UInt8]?) -> (run: Range<Int>, unescaped: [UInt8]?) {
+        if unescaped != nil { unescaped! += bytes[runStart..<run.upperBound] }
+        return (run, unescaped)
     }
 }
