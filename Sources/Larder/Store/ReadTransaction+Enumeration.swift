@@ -126,14 +126,14 @@ extension ReadTransaction {
     /// accepts, decoding with `archiver`. The filter runs before decoding.
     /// - Throws: what `body` throws, or ``LarderError`` for an invalid collection or a value
     ///   that does not decode.
+    @inlinable
     public final func enumerateObjects<A: Archiver>(
         inCollection collection: String, archiver: A, range: KeyRange = .all, where filter: ((String) -> Bool)? = nil,
         _ body: (_ key: String, _ object: A.Value, _ stop: inout Bool) throws -> Void
     ) throws {
-        try walk(lmdb.databases.objects, collection: collection, range: range, operation: "enumerateObjects") { keyBytes, value in
-            let key = String(decoding: keyBytes, as: UTF8.self)
-            if let filter, !filter(key) { return true }
-            let (payload, format) = try framed(value, operation: "enumerateObjects", collection: collection, key: key)
+        // A generic shell the caller's module specializes, around the non-generic walk: the
+        // decode of each value looks up no generic metadata.
+        try walkObjects(inCollection: collection, range: range, where: filter) { key, payload, format in
             let object = try unarchive(payload, format: format, with: archiver, operation: "enumerateObjects", collection: collection, key: key)
             var stop = false
             try body(key, object, &stop)
@@ -141,29 +141,59 @@ extension ReadTransaction {
         }
     }
 
+    /// The non-generic core of ``enumerateObjects(inCollection:archiver:range:where:_:)``: calls
+    /// `body` with each key `filter` accepts and its stored bytes (framing removed) until it
+    /// returns `false`.
+    @usableFromInline
+    final func walkObjects(
+        inCollection collection: String, range: KeyRange, where filter: ((String) -> Bool)?,
+        _ body: (_ key: String, _ payload: UnsafeRawBufferPointer, _ format: ArchiveFormat) throws -> Bool
+    ) throws {
+        try walk(lmdb.databases.objects, collection: collection, range: range, operation: "enumerateObjects") { keyBytes, value in
+            let key = String(decoding: keyBytes, as: UTF8.self)
+            if let filter, !filter(key) { return true }
+            let (payload, format) = try framed(value, operation: "enumerateObjects", collection: collection, key: key)
+            return try body(key, payload, format)
+        }
+    }
+
+    /// Whether no archiver is registered for any collection: every type reads with its own.
+    @usableFromInline
+    final var usesOwnArchivers: Bool { database.archivers.isEmpty }
+
     /// Calls `body` with each key and object of `collection`; see
     /// ``enumerateObjects(inCollection:archiver:range:where:_:)``.
     /// - Throws: as ``enumerateObjects(inCollection:archiver:range:where:_:)``.
+    @inlinable
     public final func enumerateObjects<T: Saveable>(
         inCollection collection: String, as type: T.Type = T.self, range: KeyRange = .all, where filter: ((String) -> Bool)? = nil,
         _ body: (_ key: String, _ object: T, _ stop: inout Bool) throws -> Void
     ) throws {
-        try enumerateObjects(inCollection: collection, archiver: archiver(T.self, in: collection, fallback: T.archiver), range: range, where: filter, body)
+        if usesOwnArchivers {
+            try enumerateObjects(inCollection: collection, archiver: T.archiver, range: range, where: filter, body)
+        } else {
+            try enumerateObjects(inCollection: collection, archiver: archiver(T.self, in: collection, fallback: T.archiver), range: range, where: filter, body)
+        }
     }
 
     /// Calls `body` with each key and object of `collection`; see
     /// ``enumerateObjects(inCollection:archiver:range:where:_:)``.
     /// - Throws: as ``enumerateObjects(inCollection:archiver:range:where:_:)``.
-    @_disfavoredOverload
+    @_disfavoredOverload @inlinable
     public final func enumerateObjects<T: Codable>(
         inCollection collection: String, as type: T.Type = T.self, range: KeyRange = .all, where filter: ((String) -> Bool)? = nil,
         _ body: (_ key: String, _ object: T, _ stop: inout Bool) throws -> Void
     ) throws {
-        try enumerateObjects(inCollection: collection, archiver: archiver(T.self, in: collection, fallback: MessagePackArchiver<T>()), range: range, where: filter, body)
+        if usesOwnArchivers {
+            try enumerateObjects(inCollection: collection, archiver: MessagePackArchiver<T>(), range: range, where: filter, body)
+        } else {
+            try enumerateObjects(inCollection: collection, archiver: archiver(T.self, in: collection, fallback: MessagePackArchiver<T>()), range: range, where: filter, body)
+        }
     }
 
     /// The objects of `collection` within `range` that `filter` accepts, with their keys, in order.
     /// - Throws: as ``enumerateObjects(inCollection:archiver:range:where:_:)``.
+    @inlinable
     public final func objects<T: Saveable>(inCollection collection: String, as type: T.Type = T.self, range: KeyRange = .all, where filter: ((String) -> Bool)? = nil) throws -> [(key: String, object: T)] {
         var found: [(key: String, object: T)] = []
         try enumerateObjects(inCollection: collection, as: T.self, range: range, where: filter) { key, object, _ in found.append((key, object)) }
@@ -172,7 +202,7 @@ extension ReadTransaction {
 
     /// The objects of `collection` within `range` that `filter` accepts, with their keys, in order.
     /// - Throws: as ``enumerateObjects(inCollection:archiver:range:where:_:)``.
-    @_disfavoredOverload
+    @_disfavoredOverload @inlinable
     public final func objects<T: Codable>(inCollection collection: String, as type: T.Type = T.self, range: KeyRange = .all, where filter: ((String) -> Bool)? = nil) throws -> [(key: String, object: T)] {
         var found: [(key: String, object: T)] = []
         try enumerateObjects(inCollection: collection, as: T.self, range: range, where: filter) { key, object, _ in found.append((key, object)) }
