@@ -212,4 +212,31 @@ struct PageDamageTests {
         try Corruption.write(bytes, to: dataFile)
         #expect((#expect(throws: LarderError.self) { try Database(path: store) })?.code == .notAStore)
     }
+
+    /// The corruption loop's copy 17 of seed 8491013628904342863: LMDB takes the page size from
+    /// the newer meta page without checking it, so a damaged one stopped every process that
+    /// opened the store (SIGBUS). Each damaged size, in either meta page, is refused at open.
+    @Test(arguments: [UInt32(0xBA00_1000), 0, 100, 3 << 12])
+    func aDamagedPageSizeInAMetaPageIsRefusedAtOpen(pageSize: UInt32) throws {
+        let directory = TemporaryDirectory()
+        let (store, dataFile) = try Self.sampleStore(directory)
+        let intact = try Corruption.read(dataFile)
+        // The newer meta page is the one LMDB uses; damage each in turn.
+        for page in 0...1 {
+            var bytes = intact
+            let field = page * Corruption.pageSize + 40  // the free database's md_pad: mm_psize
+            withUnsafeBytes(of: pageSize.littleEndian) { for (offset, byte) in $0.enumerated() { bytes[field + offset] = byte } }
+            try Corruption.write(bytes, to: dataFile)
+            let error = #expect(throws: LarderError.self, "meta page \(page)") { try Database(path: store) }
+            #expect(error?.code == .corrupted, "meta page \(page): \(String(describing: error))")
+            #expect(error?.message.contains("page size") == true, "meta page \(page): \(String(describing: error))")
+            for command in ["info", "check", "keys"] {
+                let run = try Corruption.larder(command == "keys" ? [command, store, "items"] : [command, store])
+                #expect(run.signal == nil, "meta page \(page): larder \(command): \(run)")
+                #expect(run.status != 0, "meta page \(page): larder \(command): \(run)")
+            }
+        }
+        try Corruption.write(intact, to: dataFile)
+        #expect(throws: Never.self) { _ = try Database(path: store) }
+    }
 }

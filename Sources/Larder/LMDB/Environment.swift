@@ -196,6 +196,9 @@ final class Environment: @unchecked Sendable {  // the handle is used under LMDB
 
     /// Creates and opens an LMDB handle on `location`.
     private static func openHandle(location: StoreLocation, options: EnvironmentOptions, unlocked: Bool, path: String) throws -> OpaquePointer {
+        // LMDB takes the page size from the newer meta page without checking it: a damaged one
+        // sends its first read outside the map (SIGBUS). Checked here, before LMDB reads.
+        if let damage = PageVerifier.damagedMetaPageError(dataFile: location.dataFile, path: path) { throw damage }
         var env: OpaquePointer?
         try LMDBResult.check(mdb_env_create(&env), "mdb_env_create", path: path)
         guard let env else { throw LarderError(.lmdb, "mdb_env_create returned no handle", path: path) }

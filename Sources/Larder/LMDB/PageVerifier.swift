@@ -68,6 +68,25 @@ struct PageVerifier {
         return verifier.report
     }
 
+    /// What LMDB would trust in the meta pages of the data file at `path` and should not: a
+    /// damaged meta page of an LMDB file (at least one of its meta pages carries LMDB's magic
+    /// number), found by reading the two meta pages only. `nil` for an intact file, a file that
+    /// does not exist or is empty (a new store), and a file that is not LMDB's (the open refuses
+    /// it as not a store).
+    static func damagedMetaPageError(dataFile path: String, path storePath: String) -> LarderError? {
+        guard let file = PageFile(path: path), file.size > 0 else { return nil }
+        var verifier = PageVerifier(file: file)
+        _ = verifier.chooseMeta(preferring: nil)
+        guard let problem = verifier.report.problems.first, verifier.isLMDBFile else { return nil }
+        return LarderError(
+            .corrupted,
+            "the store is damaged: \(problem.detail); it is not opened, since LMDB would trust the damaged page. Run `larder check` for the details and restore the store from a backup",
+            operation: "open", path: storePath)
+    }
+
+    /// Whether a meta page of the file carries LMDB's magic number (read by ``chooseMeta(preferring:)``).
+    private var isLMDBFile = false
+
     private init(file: PageFile) {
         self.file = file
     }
@@ -112,6 +131,7 @@ struct PageVerifier {
             return nil
         }
         let meta0 = PageLayout.Meta(first)
+        isLMDBFile = meta0.magic == PageLayout.magic
         // The page size is recorded in meta page 0; if that page is damaged, try the sizes LMDB uses.
         var candidates = [Int(meta0.pageSize), Int(getpagesize()), 4096, 8192, 16_384, 65_536]
         candidates = candidates.filter(PageLayout.isPlausiblePageSize)
@@ -119,6 +139,7 @@ struct PageVerifier {
         for size in candidates {
             guard let bytes = file.read(at: size, length: PageLayout.Meta.size) else { continue }
             let candidate = PageLayout.Meta(bytes)
+            if candidate.magic == PageLayout.magic { isLMDBFile = true }
             if meta1 == nil || candidate.defect(asPage: 1) == nil {
                 meta1 = candidate
                 pageSize = size

@@ -37,6 +37,8 @@ enum SnapshotPin {
     }
 
     private static func openBare(_ location: StoreLocation) -> (OpaquePointer, OpaquePointer)? {
+        // LMDB would trust a damaged meta page (see Environment.openHandle).
+        if PageVerifier.damagedMetaPageError(dataFile: location.dataFile, path: location.dataFile) != nil { return nil }
         var env: OpaquePointer?
         guard mdb_env_create(&env) == MDB_SUCCESS, let env else { return nil }
         LMDBAssertion.install(on: env)
