@@ -113,7 +113,8 @@ struct ObjectTests {
                 #expect(try txn.touchObject(forKey: "p1", inCollection: "products"))
                 #expect(try txn.touchMetadata(forKey: "p1", inCollection: "products"))
                 #expect(try !txn.touchObject(forKey: "p2", inCollection: "products"))
-                return txn.state.changes
+                var recorder = txn.state.changes
+                return recorder.changeset()
             }
             let index = YapDB.Index(collection: "products", key: "p1")
             #expect(record.changes == [index: Changeset.IndexChange(object: .updated, metadata: .updated)])

@@ -31,6 +31,8 @@ final class CacheWriteThrough: WriteParticipant {
         return copy
     }
 
+    var wantsChanges: Bool { !isOff }
+
     func didChange(_ change: WriteChange, in txn: ReadWriteTransaction) throws {
         guard !isOff else { return }
         switch change {

@@ -15,6 +15,9 @@ final class ChangeLogWriter: WriteParticipant {
     /// It keeps nothing per transaction: a nested transaction shares it.
     func fork() -> ChangeLogWriter { self }
 
+    /// It writes the changeset, which the transaction keeps: the changes one by one are not needed.
+    var wantsChanges: Bool { false }
+
     func willCommit(_ changes: inout Changeset, in txn: ReadWriteTransaction) throws {
         guard !changes.isEmpty else { return }
         let number = txn.snapshot.commit + 1

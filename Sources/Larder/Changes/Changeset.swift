@@ -165,7 +165,7 @@ public struct Changeset: Sendable {
     }
 
     /// Whether the whole of `collection` may have changed without its keys being listed.
-    private func wholeCollectionChanged(_ collection: String) -> Bool {
+    func wholeCollectionChanged(_ collection: String) -> Bool {
         isReset || removedEverything || clearedCollections.contains(collection)
     }
 
@@ -233,25 +233,49 @@ public struct Changeset: Sendable {
     // MARK: Recording
 
     mutating func recordObject(_ index: YapDB.Index, _ change: Change) {
-        record(index) { $0.object = $0.object.map { $0.then(change) } ?? change }
-    }
-
-    mutating func recordMetadata(_ index: YapDB.Index, _ change: Change) {
-        record(index) { $0.metadata = $0.metadata.map { $0.then(change) } ?? change }
-    }
-
-    private mutating func record(_ index: YapDB.Index, _ update: (inout IndexChange) -> Void) {
-        // Mutate in place (one hash lookup per level, no copy of the collection's dictionary);
-        // remove what netted out to nothing.
         let collectionEmptied = Self.modify(&entries[index.collection, default: [:]]) { keys in
-            let entryEmptied = Self.modify(&keys[index.key, default: IndexChange()]) { entry in
-                update(&entry)
-                return entry.object == nil && entry.metadata == nil
-            }
-            if entryEmptied { keys[index.key] = nil }
+            Self.record(object: change, at: index.key, in: &keys)
             return keys.isEmpty
         }
         if collectionEmptied { entries[index.collection] = nil }
+    }
+
+    mutating func recordMetadata(_ index: YapDB.Index, _ change: Change) {
+        let collectionEmptied = Self.modify(&entries[index.collection, default: [:]]) { keys in
+            Self.record(metadata: change, at: index.key, in: &keys)
+            return keys.isEmpty
+        }
+        if collectionEmptied { entries[index.collection] = nil }
+    }
+
+    /// Nets `change` of the object at `key` into the changes of one collection, in place (one
+    /// hash lookup, no copy of the dictionary); an entry that netted out to nothing is removed.
+    static func record(object change: Change, at key: String, in keys: inout [String: IndexChange]) {
+        let emptied = modify(&keys[key, default: IndexChange()]) { entry in
+            entry.object = entry.object.map { $0.then(change) } ?? change
+            return entry.object == nil && entry.metadata == nil
+        }
+        if emptied { keys[key] = nil }
+    }
+
+    /// As ``record(object:at:in:)``, for the metadata at `key`.
+    static func record(metadata change: Change, at key: String, in keys: inout [String: IndexChange]) {
+        let emptied = modify(&keys[key, default: IndexChange()]) { entry in
+            entry.metadata = entry.metadata.map { $0.then(change) } ?? change
+            return entry.object == nil && entry.metadata == nil
+        }
+        if emptied { keys[key] = nil }
+    }
+
+    /// Takes the changes listed for `collection` out of the changeset (``ChangeRecorder`` records
+    /// into them directly); ``restoreKeys(_:of:)`` puts them back.
+    mutating func takeKeys(of collection: String) -> [String: IndexChange] {
+        entries.removeValue(forKey: collection) ?? [:]
+    }
+
+    /// Puts back what ``takeKeys(of:)`` took, with the changes recorded since.
+    mutating func restoreKeys(_ keys: [String: IndexChange], of collection: String) {
+        if !keys.isEmpty { entries[collection] = keys }
     }
 
     @inline(__always)

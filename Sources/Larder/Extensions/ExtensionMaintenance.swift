@@ -54,6 +54,8 @@ final class ExtensionMaintenance: WriteParticipant {
 
     // MARK: The write path
 
+    var wantsChanges: Bool { !runtimes.isEmpty }
+
     func didChange(_ change: WriteChange, in txn: ReadWriteTransaction) throws {
         guard !runtimes.isEmpty else { return }
         for runtime in runtimes {

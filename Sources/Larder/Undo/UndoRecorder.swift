@@ -5,6 +5,9 @@ final class UndoRecorder: WriteParticipant {
     private let limit: Int
     /// The images of the step being made; `nil` outside an undoable write.
     private var capture: UndoCapture?
+    /// Whether the transaction is an undoable write (``capture`` is set): kept beside it because
+    /// every change asks, and testing the optional would copy the capture's tables.
+    private(set) var isCapturing = false
 
     init(limit: Int) {
         self.limit = limit
@@ -13,6 +16,7 @@ final class UndoRecorder: WriteParticipant {
     func fork() -> UndoRecorder {
         let copy = UndoRecorder(limit: limit)
         copy.capture = capture
+        copy.isCapturing = isCapturing
         return copy
     }
 
@@ -20,12 +24,12 @@ final class UndoRecorder: WriteParticipant {
     func begin(named name: String, group: UndoGroup?) {
         precondition(capture == nil, "Larder misuse: a write was made undoable twice.")
         capture = UndoCapture(name: name, group: group)
+        isCapturing = true
     }
 
-    /// Whether the transaction is an undoable write.
-    var isCapturing: Bool { capture != nil }
+    var wantsBeforeImages: Bool { isCapturing }
 
-    var wantsBeforeImages: Bool { capture != nil }
+    var wantsChanges: Bool { isCapturing }
 
     func willChange(_ index: YapDB.Index, at storageKey: UnsafeRawBufferPointer, in txn: ReadWriteTransaction) throws {
         // An undo or redo is not itself undoable; what it puts back is in its step already.
@@ -36,7 +40,7 @@ final class UndoRecorder: WriteParticipant {
     }
 
     func didChange(_ change: WriteChange, in txn: ReadWriteTransaction) throws {
-        guard !txn.isRestoring, capture != nil else { return }
+        guard isCapturing, !txn.isRestoring else { return }
         capture?.follow(change)
     }
 
@@ -46,6 +50,7 @@ final class UndoRecorder: WriteParticipant {
     func closureDidReturn(in txn: ReadWriteTransaction) throws {
         guard let undo = capture else { return }
         capture = nil
+        isCapturing = false
         var entries: [StoredUndoStep.Entry] = []
         for (slot, index) in undo.order.enumerated() {
             let before = undo.before[slot]

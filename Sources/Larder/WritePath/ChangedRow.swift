@@ -1,6 +1,9 @@
 /// What changed at one index. A written value comes with the archiver that wrote it, so that
 /// nobody need decode what was just encoded.
-struct ChangedRow {
+///
+/// A class: every participant of the transaction is handed the same row, and passing one
+/// reference costs one retain where copying the fields would retain each of them.
+final class ChangedRow {
     let index: YapDB.Index
     /// What became of the object; `nil`: nothing.
     let object: ValueChange?

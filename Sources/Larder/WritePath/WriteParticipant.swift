@@ -29,6 +29,11 @@ protocol WriteParticipant: AnyObject {
     /// index's key in the objects and metadata databases); ``ReadWriteTransaction/storedImage(at:)``
     /// reads them as they are.
     func willChange(_ index: YapDB.Index, at storageKey: UnsafeRawBufferPointer, in txn: ReadWriteTransaction) throws
+    /// Whether it wants ``didChange(_:in:)`` now. When no participant does, the transaction does
+    /// not even describe its changes (a bulk write that outgrew the cache, with no extension and
+    /// no undo, builds no ``ChangedRow``). Once `false` in a transaction, it stays `false` until
+    /// the participant's own state changes (an undoable write begins).
+    var wantsChanges: Bool { get }
     /// The transaction made `change`.
     func didChange(_ change: WriteChange, in txn: ReadWriteTransaction) throws
     /// The caller's closure has returned (in a group commit, each caller's).
@@ -41,6 +46,7 @@ protocol WriteParticipant: AnyObject {
 
 extension WriteParticipant {
     var wantsBeforeImages: Bool { false }
+    var wantsChanges: Bool { true }
     func willChange(_ index: YapDB.Index, at storageKey: UnsafeRawBufferPointer, in txn: ReadWriteTransaction) throws {}
     func didChange(_ change: WriteChange, in txn: ReadWriteTransaction) throws {}
     func closureDidReturn(in txn: ReadWriteTransaction) throws {}

@@ -42,6 +42,12 @@ final class WriteParticipants {
                           cache: cache.fork(), added: added.map { $0.fork() })
     }
 
+    /// Whether any participant wants to hear of a change (``WriteParticipant/wantsChanges``).
+    var wantChanges: Bool {
+        extensions.wantsChanges || undo.wantsChanges || cache.wantsChanges || changeLog.wantsChanges
+            || added.contains { $0.wantsChanges }
+    }
+
     /// Whether any participant wants to see the bytes before a change.
     var wantBeforeImages: Bool {
         all.contains { $0.wantsBeforeImages }
