@@ -68,24 +68,38 @@ struct PageVerifier {
         return verifier.report
     }
 
-    /// What LMDB would trust in the meta pages of the data file at `path` and should not: a
-    /// damaged meta page of an LMDB file (at least one of its meta pages carries LMDB's magic
-    /// number), found by reading the two meta pages only. `nil` for an intact file, a file that
-    /// does not exist or is empty (a new store), and a file that is not LMDB's (the open refuses
-    /// it as not a store).
+    /// A damaged page size in the meta pages of the data file at `path`, which LMDB would trust:
+    /// it reads the page size from meta page 0 to find meta page 1, takes the size of the newer
+    /// of the two without checking it, and its first read with a wrong size falls outside the
+    /// map (SIGBUS). Found by reading the two meta pages as LMDB does. `nil` when the sizes are
+    /// sound, and for every file LMDB refuses by itself (no file, an empty one, a meta page
+    /// without LMDB's marks), which the open reports as it always has.
     static func damagedMetaPageError(dataFile path: String, path storePath: String) -> LarderError? {
-        guard let file = PageFile(path: path), file.size > 0 else { return nil }
+        guard let file = PageFile(path: path), file.size > 0,
+              let first = file.read(at: 0, length: PageLayout.Meta.size) else { return nil }
+        let meta0 = PageLayout.Meta(first)
+        func lmdbAccepts(_ meta: PageLayout.Meta) -> Bool {
+            meta.flags & PageLayout.metaPage != 0 && meta.magic == PageLayout.magic && meta.version == PageLayout.dataVersion
+        }
+        guard lmdbAccepts(meta0) else { return nil }
+        // Meta page 0's size is where LMDB looks for meta page 1 (a wild one is a wild read).
+        if PageLayout.isPlausiblePageSize(Int(meta0.pageSize)) {
+            guard let second = file.read(at: Int(meta0.pageSize), length: PageLayout.Meta.size) else { return nil }
+            let meta1 = PageLayout.Meta(second)
+            guard lmdbAccepts(meta1) else { return nil }
+            let used = meta1.transactionID > meta0.transactionID ? meta1 : meta0
+            guard !PageLayout.isPlausiblePageSize(Int(used.pageSize)) || meta0.pageSize != meta1.pageSize else { return nil }
+        }
+        // The full reading of the meta pages says which one is damaged.
         var verifier = PageVerifier(file: file)
         _ = verifier.chooseMeta(preferring: nil)
-        guard let problem = verifier.report.problems.first, verifier.isLMDBFile else { return nil }
+        let detail = verifier.report.problems.first?.detail
+            ?? "the meta pages give different page sizes"
         return LarderError(
             .corrupted,
-            "the store is damaged: \(problem.detail); it is not opened, since LMDB would trust the damaged page. Run `larder check` for the details and restore the store from a backup",
+            "the store is damaged: \(detail); it is not opened, since LMDB would trust the damaged page size. Run `larder check` for the details and restore the store from a backup",
             operation: "open", path: storePath)
     }
-
-    /// Whether a meta page of the file carries LMDB's magic number (read by ``chooseMeta(preferring:)``).
-    private var isLMDBFile = false
 
     private init(file: PageFile) {
         self.file = file
@@ -131,7 +145,6 @@ struct PageVerifier {
             return nil
         }
         let meta0 = PageLayout.Meta(first)
-        isLMDBFile = meta0.magic == PageLayout.magic
         // The page size is recorded in meta page 0; if that page is damaged, try the sizes LMDB uses.
         var candidates = [Int(meta0.pageSize), Int(getpagesize()), 4096, 8192, 16_384, 65_536]
         candidates = candidates.filter(PageLayout.isPlausiblePageSize)
@@ -139,7 +152,6 @@ struct PageVerifier {
         for size in candidates {
             guard let bytes = file.read(at: size, length: PageLayout.Meta.size) else { continue }
             let candidate = PageLayout.Meta(bytes)
-            if candidate.magic == PageLayout.magic { isLMDBFile = true }
             if meta1 == nil || candidate.defect(asPage: 1) == nil {
                 meta1 = candidate
                 pageSize = size
