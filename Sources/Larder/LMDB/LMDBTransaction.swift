@@ -119,6 +119,33 @@ struct LMDBTransaction {
         if rc != MDB_SUCCESS { throw fail(rc, "put") }
     }
 
+    /// Stores `value` under `key` through `cursor`, replacing what was there; returns whether
+    /// something was. The tree is searched once whether the key is new or not: the cursor is left
+    /// on an existing key, and the value replaced where it stands.
+    ///
+    /// `cursor` is opened on `database` in this transaction when `nil`, and must be used with no
+    /// other transaction or database. This must be a write transaction: LMDB frees the cursor
+    /// when the transaction ends, so nothing closes it.
+    @inline(__always)
+    func put(_ database: DatabaseHandle, key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, through cursor: inout OpaquePointer?) throws(LarderError) -> Bool {
+        if cursor == nil {
+            var opened: OpaquePointer?
+            let rc = mdb_cursor_open(handle, database.raw, &opened)
+            guard rc == MDB_SUCCESS, opened != nil else { throw fail(rc, "cursor") }
+            cursor = opened
+        }
+        var k = MDB_val(mv_size: key.count, mv_data: UnsafeMutableRawPointer(mutating: key.baseAddress))
+        var v = MDB_val(mv_size: value.count, mv_data: UnsafeMutableRawPointer(mutating: value.baseAddress))
+        var rc = mdb_cursor_put(cursor, &k, &v, UInt32(MDB_NOOVERWRITE))
+        if rc == MDB_SUCCESS { return false }
+        guard rc == MDB_KEYEXIST else { throw fail(rc, "put") }
+        // LMDB pointed `v` at the stored value; MDB_CURRENT replaces it at the cursor.
+        v = MDB_val(mv_size: value.count, mv_data: UnsafeMutableRawPointer(mutating: value.baseAddress))
+        rc = mdb_cursor_put(cursor, &k, &v, UInt32(MDB_CURRENT))
+        if rc != MDB_SUCCESS { throw fail(rc, "put") }
+        return true
+    }
+
     /// Stores `value` under `key` unless the key is there already; returns whether it stored it.
     /// An existing key is an answer, not an error: it leaves the entry as it was.
     @inline(__always)

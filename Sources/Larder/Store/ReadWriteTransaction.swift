@@ -183,9 +183,21 @@ public final class ReadWriteTransaction: ReadTransaction {
         checksummedFormatRecorded = true
     }
 
+    /// Cursors on the objects and the metadata database, opened by the first store into each and
+    /// freed by LMDB when the transaction ends: a store through one searches the tree once, where
+    /// a store that must say whether it replaced something would otherwise search it twice.
+    @exclusivity(unchecked) private var objectsCursor: OpaquePointer?
+    @exclusivity(unchecked) private var metadataCursor: OpaquePointer?
+
     /// Stores `bytes` at `storageKey` in `database`; returns whether an entry was there before.
     private func put(_ bytes: [UInt8], in database: DatabaseHandle, at storageKey: UnsafeRawBufferPointer) throws -> Bool {
         try bytes.withUnsafeBytes { bytes in
+            if database.raw == lmdb.databases.objects.raw {
+                return try lmdb.put(database, key: storageKey, value: bytes, through: &objectsCursor)
+            }
+            if database.raw == lmdb.databases.metadata.raw {
+                return try lmdb.put(database, key: storageKey, value: bytes, through: &metadataCursor)
+            }
             if try lmdb.putIfAbsent(database, key: storageKey, value: bytes) { return false }
             try lmdb.put(database, key: storageKey, value: bytes)
             return true
