@@ -96,20 +96,31 @@ extension StoredUndoStep {
         _ = writer.writeString("entries")
         guard writer.writeArrayHeader(entries.count) else { throw LarderError(.encodingFailed, "an undo step has too many entries", operation: "undo") }
         for entry in entries {
-            let images = [("objectBefore", entry.objectBefore), ("objectAfter", entry.objectAfter),
-                          ("metadataBefore", entry.metadataBefore), ("metadataAfter", entry.metadataAfter)]
-            _ = writer.writeMapHeader(2 + images.count { $0.1 != nil })
+            var fields = 2
+            if entry.objectBefore != nil { fields += 1 }
+            if entry.objectAfter != nil { fields += 1 }
+            if entry.metadataBefore != nil { fields += 1 }
+            if entry.metadataAfter != nil { fields += 1 }
+            _ = writer.writeMapHeader(fields)
             try Self.write("collection", entry.collection, into: &writer)
             try Self.write("key", entry.key, into: &writer)
-            for case let (name, image?) in images {
-                _ = writer.writeString(name)
-                guard image.withUnsafeBytes({ writer.writeBinary($0) }) else {
-                    throw LarderError(.encodingFailed, "a stored value is too large for an undo step", operation: "undo", index: entry.index)
-                }
-            }
+            try Self.write("objectBefore", entry.objectBefore, of: entry, into: &writer)
+            try Self.write("objectAfter", entry.objectAfter, of: entry, into: &writer)
+            try Self.write("metadataBefore", entry.metadataBefore, of: entry, into: &writer)
+            try Self.write("metadataAfter", entry.metadataAfter, of: entry, into: &writer)
         }
         if let group { try Self.write("group", group, into: &writer) }
         return writer.bytes
+    }
+
+    /// Writes `image` under `key`, nothing when it is absent.
+    @inline(__always)
+    private static func write(_ key: String, _ image: [UInt8]?, of entry: Entry, into writer: inout MessagePackWriter) throws {
+        guard let image else { return }
+        _ = writer.writeString(key)
+        guard image.withUnsafeBytes({ writer.writeBinary($0) }) else {
+            throw LarderError(.encodingFailed, "a stored value is too large for an undo step", operation: "undo", index: entry.index)
+        }
     }
 
     private static func write(_ key: String, _ value: String, into writer: inout MessagePackWriter) throws {

@@ -5,8 +5,7 @@ final class UndoRecorder: WriteParticipant {
     private let limit: Int
     /// The images of the step being made; `nil` outside an undoable write.
     private var capture: UndoCapture?
-    /// Whether the transaction is an undoable write (``capture`` is set): kept beside it because
-    /// every change asks, and testing the optional would copy the capture's tables.
+    /// Whether the transaction is an undoable write (``capture`` is set), asked at every change.
     private(set) var isCapturing = false
 
     init(limit: Int) {
@@ -15,7 +14,7 @@ final class UndoRecorder: WriteParticipant {
 
     func fork() -> UndoRecorder {
         let copy = UndoRecorder(limit: limit)
-        copy.capture = capture
+        copy.capture = capture?.copy()
         copy.isCapturing = isCapturing
         return copy
     }
@@ -33,15 +32,13 @@ final class UndoRecorder: WriteParticipant {
 
     func willChange(_ index: YapDB.Index, at storageKey: UnsafeRawBufferPointer, in txn: ReadWriteTransaction) throws {
         // An undo or redo is not itself undoable; what it puts back is in its step already.
-        guard !txn.isRestoring, capture?.hasImage(of: index) == false else { return }
-        // No copy of the capture is bound here: one would make the next change copy its tables.
-        let image = try txn.storedImage(at: storageKey)
-        capture?.record(image, of: index)
+        guard let capture, !txn.isRestoring else { return }
+        try capture.recordIfNew(index) { try txn.storedImage(at: storageKey) }
     }
 
     func didChange(_ change: WriteChange, in txn: ReadWriteTransaction) throws {
-        guard isCapturing, !txn.isRestoring else { return }
-        capture?.follow(change)
+        guard let capture, !txn.isRestoring else { return }
+        capture.follow(change)
     }
 
     /// Stores the undo step: each index the write changed, with its bytes before and after (as
