@@ -7,7 +7,7 @@ final class CacheWriteThrough: WriteParticipant {
     /// A value written in the transaction, kept for its connection's cache after the commit.
     struct Written {
         let owner: ObjectIdentifier
-        let value: Any
+        let value: CachedValueBox
         /// The archiver that wrote it: the cache hands it only to reads with the same one.
         let writer: ArchiverIdentity
     }
@@ -38,8 +38,8 @@ final class CacheWriteThrough: WriteParticipant {
         switch change {
         case .row(let row):
             let owner = ObjectIdentifier(txn.core)
-            if let change = row.object, !keep(change, row.writtenObject, by: row.objectArchiver, at: row.index, owner: owner, in: &objects) { return stop() }
-            if let change = row.metadata, !keep(change, row.metadataValue, by: row.metadataArchiver, at: row.index, owner: owner, in: &metadata) { return stop() }
+            if let change = row.object, !keep(change, row.writtenObjectBox, by: row.objectArchiver, at: row.index, owner: owner, in: &objects) { return stop() }
+            if let change = row.metadata, !keep(change, row.metadataBox, by: row.metadataArchiver, at: row.index, owner: owner, in: &metadata) { return stop() }
         case .removed(let index):
             objects[index] = nil
             metadata[index] = nil
@@ -54,7 +54,7 @@ final class CacheWriteThrough: WriteParticipant {
 
     /// Keeps what `change` wrote at `index` in `table` (or forgets the index when its bytes
     /// changed without a value at hand). Returns `false`, keeping nothing, when the table is full.
-    private func keep(_ change: ValueChange, _ value: Any?, by archiver: (any Archiver)?, at index: YapDB.Index, owner: ObjectIdentifier, in table: inout [YapDB.Index: Written]) -> Bool {
+    private func keep(_ change: ValueChange, _ value: CachedValueBox?, by archiver: (any Archiver)?, at index: YapDB.Index, owner: ObjectIdentifier, in table: inout [YapDB.Index: Written]) -> Bool {
         switch change {
         case .written:
             guard let value, let archiver else { return true }

@@ -56,10 +56,10 @@ final class ConnectionCache: Sendable {
     /// two existentials through their value witnesses (callgrind: ~500 instructions per hit).
     @usableFromInline
     final class Entry {
-        @usableFromInline let value: Any
+        @usableFromInline let value: CachedValueBox
         let archiver: ArchiverIdentity
 
-        init(value: Any, archiver: ArchiverIdentity) {
+        init(value: CachedValueBox, archiver: ArchiverIdentity) {
             self.value = value
             self.archiver = archiver
         }
@@ -218,8 +218,8 @@ final class ConnectionCache: Sendable {
                 found = instance
             } else if let commit, commit == state.commit {
                 if half == .metadata {
-                    found = state.metadata.value(for: index).flatMap { $0.archiver == archiver ? $0.value as? T : nil }
-                } else if let entry = state.objects.value(for: index), entry.archiver == archiver, let cached = entry.value as? T {
+                    found = state.metadata.value(for: index).flatMap { $0.archiver == archiver ? $0.value.value(as: T.self) : nil }
+                } else if let entry = state.objects.value(for: index), entry.archiver == archiver, let cached = entry.value.value(as: T.self) {
                     found = cached
                     if state.identityMapOn, let instance = IdentityMap.classInstance(cached) {
                         // A live entry that was not current above is stale (due for its refresh) or
@@ -283,11 +283,11 @@ final class ConnectionCache: Sendable {
         locked { state in
             guard commit == state.commit else { return }
             guard half == .object else {
-                state.metadata.set(Entry(value: value, archiver: archiver), for: index)
+                state.metadata.set(Entry(value: CachedValue(value), archiver: archiver), for: index)
                 return
             }
             guard state.identityMapOn, let decoded = IdentityMap.classInstance(value) else {
-                state.objects.set(Entry(value: value, archiver: archiver), for: index)
+                state.objects.set(Entry(value: CachedValue(value), archiver: archiver), for: index)
                 return
             }
             switch state.identities.adopt(decoded, at: index, commit: commit, as: T.self) {
@@ -302,7 +302,7 @@ final class ConnectionCache: Sendable {
             case .fresh:
                 break
             }
-            state.objects.set(Entry(value: result, archiver: archiver), for: index)
+            state.objects.set(Entry(value: CachedValue(result), archiver: archiver), for: index)
         }
         return result
     }
@@ -324,7 +324,7 @@ final class ConnectionCache: Sendable {
             for (index, value) in written.prefix(keeping) {
                 let key = Key(index)
                 state.objects.set(Entry(value: value.value, archiver: value.writer), for: key)
-                if state.identityMapOn, let instance = IdentityMap.classInstance(value.value) { state.identities.set(instance, at: key, since: changeset.commit) }
+                if state.identityMapOn, let instance = IdentityMap.classInstance(value.value.anyValue) { state.identities.set(instance, at: key, since: changeset.commit) }
             }
             for (index, value) in writtenMetadata.prefix(state.metadata.limit) { state.metadata.set(Entry(value: value.value, archiver: value.writer), for: Key(index)) }
             state.commit = changeset.commit

@@ -151,7 +151,7 @@ public class ReadTransaction {
         let read = typedRead(metadata: metadata, collection: collection, key: key, archiverType: ObjectIdentifier(A.self), uniformArchiver: uniformArchiver)
         switch read {
         case .hit(let cached):
-            if let value = cached.value as? A.Value { return value }
+            if let value = cached.value.value(as: A.Value.self) { return value }
         case .general:
             return try generalRead(metadata: metadata, collection: collection, key: key, archiver: archiver)
         case .unknownArchiver:

@@ -226,11 +226,11 @@ public final class ReadWriteTransaction: ReadTransaction {
                     if try lmdb.delete(lmdb.databases.metadata, key: storageKey) { state.changes.recordMetadata(index, .removed) }
                 }
                 if let metadata {
-                    try didChange(.row(ChangedRow(index: index, object: .written, metadata: .written, writtenObject: object, objectArchiver: archiver,
-                                                  metadataValue: metadata, metadataArchiver: metadataArchiver, createdObject: !existed,
+                    try didChange(.row(ChangedRow(index: index, object: .written, metadata: .written, writtenObject: CachedValue(object), objectArchiver: archiver,
+                                                  metadataValue: CachedValue(metadata), metadataArchiver: metadataArchiver, createdObject: !existed,
                                                   storedObject: valueBuffer, storedMetadata: metadataBuffer)))
                 } else {
-                    try didChange(.row(ChangedRow(index: index, object: .written, metadata: .removed, writtenObject: object, objectArchiver: archiver,
+                    try didChange(.row(ChangedRow(index: index, object: .written, metadata: .removed, writtenObject: CachedValue(object), objectArchiver: archiver,
                                                   createdObject: !existed, storedObject: valueBuffer)))
                 }
             }

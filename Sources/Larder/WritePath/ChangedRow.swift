@@ -9,12 +9,17 @@ final class ChangedRow {
     let object: ValueChange?
     /// What became of the metadata; `nil`: nothing.
     let metadata: ValueChange?
+    /// The object written, when ``object`` is ``ValueChange/written``, boxed as the type it was
+    /// written as (the cache keeps the box).
+    let writtenObjectBox: CachedValueBox?
     /// The object written, when ``object`` is ``ValueChange/written``.
-    let writtenObject: Any?
+    var writtenObject: Any? { writtenObjectBox?.anyValue }
     /// The archiver that wrote ``writtenObject``.
     let objectArchiver: (any Archiver)?
+    /// The metadata value written, when ``metadata`` is ``ValueChange/written``, boxed.
+    let metadataBox: CachedValueBox?
     /// The metadata value written, when ``metadata`` is ``ValueChange/written``.
-    let metadataValue: Any?
+    var metadataValue: Any? { metadataBox?.anyValue }
     /// The archiver that wrote ``metadataValue``.
     let metadataArchiver: (any Archiver)?
     /// Whether this change created the object: there was none at the index just before (so
@@ -27,28 +32,28 @@ final class ChangedRow {
     let storedMetadata: [UInt8]?
 
     init(index: YapDB.Index, object: ValueChange?, metadata: ValueChange?,
-         writtenObject: Any? = nil, objectArchiver: (any Archiver)? = nil,
-         metadataValue: Any? = nil, metadataArchiver: (any Archiver)? = nil, createdObject: Bool = false,
+         writtenObject: CachedValueBox? = nil, objectArchiver: (any Archiver)? = nil,
+         metadataValue: CachedValueBox? = nil, metadataArchiver: (any Archiver)? = nil, createdObject: Bool = false,
          storedObject: [UInt8]? = nil, storedMetadata: [UInt8]? = nil) {
         self.storedObject = storedObject
         self.storedMetadata = storedMetadata
         self.index = index
         self.object = object
         self.metadata = metadata
-        self.writtenObject = writtenObject
+        self.writtenObjectBox = writtenObject
         self.objectArchiver = objectArchiver
-        self.metadataValue = metadataValue
+        self.metadataBox = metadataValue
         self.metadataArchiver = metadataArchiver
         self.createdObject = createdObject
     }
 
     /// `object` written by `archiver`.
     static func written<A: Archiver>(object: A.Value, by archiver: A, at index: YapDB.Index, stored: [UInt8]) -> ChangedRow {
-        ChangedRow(index: index, object: .written, metadata: nil, writtenObject: object, objectArchiver: archiver, storedObject: stored)
+        ChangedRow(index: index, object: .written, metadata: nil, writtenObject: CachedValue(object), objectArchiver: archiver, storedObject: stored)
     }
 
     /// `metadata` written by `archiver`.
     static func written<A: Archiver>(metadata: A.Value, by archiver: A, at index: YapDB.Index, stored: [UInt8]) -> ChangedRow {
-        ChangedRow(index: index, object: nil, metadata: .written, metadataValue: metadata, metadataArchiver: archiver, storedMetadata: stored)
+        ChangedRow(index: index, object: nil, metadata: .written, metadataValue: CachedValue(metadata), metadataArchiver: archiver, storedMetadata: stored)
     }
 }
