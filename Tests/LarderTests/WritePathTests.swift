@@ -133,4 +133,66 @@ struct WritePathTests {
         #expect(rows == ["row k0 =0 removed", "row k1 =1 removed", "row k3 =3 removed"])
         #expect(grouped.events.filter { $0 == "closure" }.count >= 3)
     }
+
+    /// Rewrites nine keys with values of changing sizes (overflow values among them), with
+    /// metadata on every other write and some removals, over four transactions, reading each
+    /// value back in the transaction; returns what the store should hold.
+    static func rewriteValues(in db: Database) throws -> [String: [UInt8]] {
+        let sizes = [1, 100, 9_000, 3, 40_000, 0, 600]
+        var expected: [String: [UInt8]] = [:]
+        for round in 0..<4 {
+            try db.write { txn in
+                for step in 0..<30 {
+                    let key = "k\(step % 9)"
+                    let value = [UInt8](repeating: UInt8(truncatingIfNeeded: round * 31 + step), count: sizes[(round + step) % sizes.count])
+                    try txn.setObject(value, forKey: key, inCollection: "values", metadata: step % 2 == 0 ? value.count : nil)
+                    expected[key] = value
+                    #expect(try txn.object(forKey: key, inCollection: "values", as: [UInt8].self) == value)
+                    if step % 7 == 6 {
+                        _ = try txn.removeObject(forKey: key, inCollection: "values")
+                        expected[key] = nil
+                    }
+                }
+            }
+        }
+        return expected
+    }
+
+    /// Stores go through a cursor kept for the transaction (one search of the tree per store):
+    /// replacing a value with one of another size, across the page boundary both ways (an
+    /// overflow value and back), in one transaction and across several, in a group commit whose
+    /// caller fails (its nested transaction's cursor goes with it), keeps every value and a
+    /// consistent store.
+    @Test func replacingValuesThroughTheTransactionsCursorKeepsEveryValue() async throws {
+        let directory = TemporaryDirectory()
+        let db = try Database(path: directory.file("store"))
+        var expected = try Self.rewriteValues(in: db)
+        let outcomes = try await GroupCommitTests().grouped(db, 4) { caller, txn in
+            try txn.setObject([UInt8](repeating: UInt8(caller), count: [5_000, 7, 50, 30_000][caller]), forKey: "k\(caller)", inCollection: "values")
+            if caller == 2 { throw GroupCommitTests.Failure(caller: caller) }
+            return caller
+        }
+        #expect(outcomes.filter { (try? $0.get()) == nil }.count == 1)
+        for caller in [0, 1, 3] { expected["k\(caller)"] = [UInt8](repeating: UInt8(caller), count: [5_000, 7, 50, 30_000][caller]) }
+        let stored = try Self.storedValues(in: db)
+        #expect(stored == expected)
+        #expect(try Self.storedCount(in: db) == expected.count)
+        #expect(try db.checkStructure().isConsistent)
+    }
+
+    /// The count of the collection "values", as the store keeps it.
+    static func storedCount(in db: Database) throws -> Int {
+        try db.read { try $0.numberOfKeys(inCollection: "values") }
+    }
+
+    /// Every value of the collection "values", read back.
+    static func storedValues(in db: Database) throws -> [String: [UInt8]] {
+        try db.read { txn in
+            var values: [String: [UInt8]] = [:]
+            for key in try txn.keys(inCollection: "values") {
+                values[key] = try txn.object(forKey: key, inCollection: "values", as: [UInt8].self)
+            }
+            return values
+        }
+    }
 }
