@@ -138,7 +138,10 @@ struct CorruptionLoopTests {
                 }
                 tallies[command.name, default: Tally()].statuses[run.status, default: 0] += 1
                 if command.name == "check" {
-                    #expect(run.status == 0 || run.status == CLI.Status.checkFailed, "\(context)")
+                    // A file cut inside the first 20 bytes no longer holds LMDB's magic number:
+                    // nothing says it was a store, and "not a store" (status 3) is the answer.
+                    let unrecognizable = bytes.count < 20 && run.status == CLI.Status.badInput
+                    #expect(run.status == 0 || run.status == CLI.Status.checkFailed || unrecognizable, "\(context)")
                     if run.status == 0 { undetected[kind, default: 0] += 1 }
                 } else if run.status != 0 {
                     let lines = run.standardError.split(separator: "\n")

@@ -239,4 +239,27 @@ struct PageDamageTests {
         try Corruption.write(intact, to: dataFile)
         #expect(throws: Never.self) { _ = try Database(path: store) }
     }
+
+    /// The corruption loop's copy 894 of seed 9477680054919216061: a data file cut inside its
+    /// first page, shorter than a meta page, was "not a Larder store" (status 3 from `check`).
+    /// While what is left still holds LMDB's magic number it is a damaged store; cut before the
+    /// magic number ends, nothing says it was one.
+    @Test(arguments: [20, 100, 151])
+    func aDataFileCutInsideItsFirstPageIsDamageWhileItHoldsTheMagicNumber(length: Int) throws {
+        let directory = TemporaryDirectory()
+        let (store, dataFile) = try Self.sampleStore(directory)
+        try Corruption.write(Array(try Corruption.read(dataFile).prefix(length)), to: dataFile)
+        let error = #expect(throws: LarderError.self) { try Database(path: store) }
+        #expect(error?.code == .corrupted, "\(String(describing: error))")
+        #expect(error?.message.contains("truncated") == true, "\(String(describing: error))")
+        let pages = try Database.verifyPages(path: store)
+        #expect(pages.problems.map(\.kind) == [.metaPage])
+        let check = try Corruption.larder(["check", store])
+        #expect(check.signal == nil && check.status == CLI.Status.checkFailed, "\(check)")
+        let info = try Corruption.larder(["info", store])
+        #expect(info.status == CLI.Status.storeError && info.standardError.contains("truncated"), "\(info)")
+        // Cut before the magic number ends: not a store.
+        try Corruption.write(Array(try Corruption.read(dataFile).prefix(19)), to: dataFile)
+        #expect((#expect(throws: LarderError.self) { try Database(path: store) })?.code == .notAStore)
+    }
 }

@@ -41,6 +41,9 @@ struct PageVerifier {
         var isStable = true
         /// The pages the walk reached, when asked for (tests pick pages to damage from them).
         var reachedPages: Set<UInt64> = []
+        /// Whether a meta page, or what the file holds of meta page 0 when it is shorter than
+        /// one, carries LMDB's magic number: the file is LMDB's, however damaged.
+        var carriesLMDBMagic = false
     }
 
     static let problemLimit = 200
@@ -141,10 +144,15 @@ struct PageVerifier {
     /// Reads both meta pages, notes a damaged one, and returns the one to use.
     private mutating func chooseMeta(preferring transactionID: UInt64?) -> PageLayout.Meta? {
         guard let first = file.read(at: 0, length: PageLayout.Meta.size) else {
-            note(0, "the data file is \(file.size) bytes, shorter than a meta page")
+            // What is left may still be the start of meta page 0: its magic number ends at byte 20.
+            if file.size >= 20, let start = file.read(at: 0, length: 20) {
+                report.carriesLMDBMagic = start.uint32(at: 16) == PageLayout.magic
+            }
+            note(0, "the data file is \(file.size) bytes, shorter than a meta page\(report.carriesLMDBMagic ? ": it was truncated" : "")")
             return nil
         }
         let meta0 = PageLayout.Meta(first)
+        report.carriesLMDBMagic = meta0.magic == PageLayout.magic
         // The page size is recorded in meta page 0; if that page is damaged, try the sizes LMDB uses.
         var candidates = [Int(meta0.pageSize), Int(getpagesize()), 4096, 8192, 16_384, 65_536]
         candidates = candidates.filter(PageLayout.isPlausiblePageSize)
@@ -152,6 +160,7 @@ struct PageVerifier {
         for size in candidates {
             guard let bytes = file.read(at: size, length: PageLayout.Meta.size) else { continue }
             let candidate = PageLayout.Meta(bytes)
+            if candidate.magic == PageLayout.magic { report.carriesLMDBMagic = true }
             if meta1 == nil || candidate.defect(asPage: 1) == nil {
                 meta1 = candidate
                 pageSize = size

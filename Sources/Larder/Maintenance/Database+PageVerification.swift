@@ -33,9 +33,11 @@ extension Database {
     ///   pages read; its other counts are 0.
     /// - Complexity: O(size of the data in use): it reads every page reachable from the meta page.
     /// - Throws: ``LarderError`` with code
-    ///   - ``LarderError/Code/notAStore`` when neither meta page is an LMDB meta page (another
-    ///     kind of file, an empty file, or both meta pages destroyed: nothing says where the
-    ///     trees are);
+    ///   - ``LarderError/Code/notAStore`` when neither meta page is an LMDB meta page and none
+    ///     carries LMDB's magic number (another kind of file, an empty file, or both meta pages
+    ///     destroyed: nothing says the file is LMDB's). A file whose meta pages carry the magic
+    ///     number but are damaged otherwise, or which was truncated inside its first page after
+    ///     the magic number, is reported as damaged (``StructureProblem/Kind/metaPage``);
     ///   - ``LarderError/Code/permissionDenied``, ``LarderError/Code/io`` or
     ///     ``LarderError/Code/lmdb`` when the data file cannot be opened (``LarderError/lmdbCode``
     ///     holds `errno`, `ENOENT` when there is none).
@@ -55,7 +57,7 @@ extension Database {
                 throw LMDBResult.error(errno, operation: "verifyPages", path: dataFile)
             }
             attempts += 1
-            if report.transactionID == nil {
+            if report.transactionID == nil && !report.carriesLMDBMagic {
                 // Neither meta page is LMDB's: there is no store here to call damaged.
                 throw LarderError(
                     .notAStore, "the file is not a Larder store: \(report.problems.first?.detail ?? "it has no valid meta page")",
@@ -87,10 +89,11 @@ extension StructureProblem {
 
 extension PageVerifier {
     /// The error for a store LMDB refused as not an LMDB file (LMDB's `INVALID` result) when one of its
-    /// meta pages is intact: the store is damaged, not foreign. `nil` when the file does not
-    /// look like a damaged store.
+    /// meta pages is intact, or when what is left of them still carries LMDB's magic number (a
+    /// file truncated inside its first page, both meta pages damaged elsewhere): the store is
+    /// damaged, not foreign. `nil` when the file does not look like a damaged store.
     static func damagedMetaError(dataFile: String, path: String) -> LarderError? {
-        guard let report = verify(dataFile: dataFile), report.transactionID != nil,
+        guard let report = verify(dataFile: dataFile), report.transactionID != nil || report.carriesLMDBMagic,
               let first = report.problems.first, let page = first.page, page < 2 else { return nil }
         return LarderError(
             .corrupted,
