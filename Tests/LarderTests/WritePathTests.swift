@@ -41,7 +41,7 @@ struct WritePathTests {
         func didChange(_ change: WriteChange, in txn: ReadWriteTransaction) throws {
             switch change {
             case .row(let row):
-                events.append("row \(row.index.key) \(Self.describe(row.object, row.writtenObject)) \(Self.describe(row.metadata, row.metadataValue))")
+                events.append("row \(row.index.key) \(Self.describe(row.object, row.writtenObjectBox?.anyValue)) \(Self.describe(row.metadata, row.metadataBox?.anyValue))")
             case .removed(let index): events.append("removed \(index.key)")
             case .cleared(let collection): events.append("cleared \(collection)")
             case .removedEverything: events.append("removedEverything")

@@ -115,9 +115,9 @@ extension ChangedRow {
     /// Whether the metadata changed.
     var metadataChanged: Bool { metadata != nil }
     /// The metadata written, when the change wrote it; `.some(nil)` when it removed it.
-    var writtenMetadata: Any?? {
+    var writtenMetadata: CachedValueBox?? {
         switch metadata {
-        case .written?: return .some(metadataValue)
+        case .written?: return .some(metadataBox)
         case .removed?: return .some(nil)
         default: return nil
         }

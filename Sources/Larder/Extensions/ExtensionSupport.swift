@@ -6,8 +6,8 @@ extension ReadTransaction {
     /// The object at `index` as a `T` for an extension: the value just written when it is one,
     /// else the stored value decoded; `nil` when there is none or it is not a `T` (a collection
     /// may hold several types; an extension sees those of its own).
-    func extensionObject<T: Codable>(_ type: T.Type, at index: YapDB.Index, written: Any?) throws -> T? {
-        if let value = written as? T { return value }
+    func extensionObject<T: Codable>(_ type: T.Type, at index: YapDB.Index, written: CachedValueBox?) throws -> T? {
+        if let value = written?.value(as: T.self) { return value }
         do {
             return try object(forKey: index.key, inCollection: index.collection, archiver: metadataArchiver(T.self, in: index.collection))
         } catch let error as LarderError where error.code == .decodingFailed || error.code == .unknownFormat {
@@ -16,11 +16,11 @@ extension ReadTransaction {
     }
 
     /// The metadata at `index` as an `M` for an extension, like ``extensionObject(_:at:written:)``.
-    func extensionMetadata<M: Codable>(_ type: M.Type, at index: YapDB.Index, written: Any??) throws -> M? {
+    func extensionMetadata<M: Codable>(_ type: M.Type, at index: YapDB.Index, written: CachedValueBox??) throws -> M? {
         if M.self == NoMetadata.self { return nil }
         if let written {
             guard let value = written else { return nil }
-            if let metadata = value as? M { return metadata }
+            if let metadata = value.value(as: M.self) { return metadata }
         }
         do {
             return try metadata(forKey: index.key, inCollection: index.collection, archiver: metadataArchiver(M.self, in: index.collection))

@@ -91,6 +91,14 @@ enum PageLayout {
 
         /// The size of the meta part of the page, header included.
         static let size = 152
+        /// Where the magic number ends: a file this long can be told to be LMDB's.
+        static let magicEnd = 20
+
+        /// Whether LMDB takes this page for a meta page at all (its flag, magic number and
+        /// format version; LMDB checks nothing else before it trusts the page).
+        var carriesLMDBMarks: Bool {
+            flags & PageLayout.metaPage != 0 && magic == PageLayout.magic && version == PageLayout.dataVersion
+        }
 
         /// What is wrong with this meta page as page `number`, or `nil` when LMDB accepts it.
         func defect(asPage number: UInt64) -> String? {

@@ -81,15 +81,12 @@ struct PageVerifier {
         guard let file = PageFile(path: path), file.size > 0,
               let first = file.read(at: 0, length: PageLayout.Meta.size) else { return nil }
         let meta0 = PageLayout.Meta(first)
-        func lmdbAccepts(_ meta: PageLayout.Meta) -> Bool {
-            meta.flags & PageLayout.metaPage != 0 && meta.magic == PageLayout.magic && meta.version == PageLayout.dataVersion
-        }
-        guard lmdbAccepts(meta0) else { return nil }
+        guard meta0.carriesLMDBMarks else { return nil }
         // Meta page 0's size is where LMDB looks for meta page 1 (a wild one is a wild read).
         if PageLayout.isPlausiblePageSize(Int(meta0.pageSize)) {
             guard let second = file.read(at: Int(meta0.pageSize), length: PageLayout.Meta.size) else { return nil }
             let meta1 = PageLayout.Meta(second)
-            guard lmdbAccepts(meta1) else { return nil }
+            guard meta1.carriesLMDBMarks else { return nil }
             let used = meta1.transactionID > meta0.transactionID ? meta1 : meta0
             guard !PageLayout.isPlausiblePageSize(Int(used.pageSize)) || meta0.pageSize != meta1.pageSize else { return nil }
         }
@@ -144,8 +141,8 @@ struct PageVerifier {
     /// Reads both meta pages, notes a damaged one, and returns the one to use.
     private mutating func chooseMeta(preferring transactionID: UInt64?) -> PageLayout.Meta? {
         guard let first = file.read(at: 0, length: PageLayout.Meta.size) else {
-            // What is left may still be the start of meta page 0: its magic number ends at byte 20.
-            if file.size >= 20, let start = file.read(at: 0, length: 20) {
+            // What is left may still be the start of meta page 0, magic number included.
+            if file.size >= PageLayout.Meta.magicEnd, let start = file.read(at: 0, length: PageLayout.Meta.magicEnd) {
                 report.carriesLMDBMagic = start.uint32(at: 16) == PageLayout.magic
             }
             note(0, "the data file is \(file.size) bytes, shorter than a meta page\(report.carriesLMDBMagic ? ": it was truncated" : "")")

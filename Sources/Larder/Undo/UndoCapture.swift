@@ -54,6 +54,7 @@ final class UndoCapture {
     func recordIfNew(_ index: YapDB.Index, _ read: () throws -> StoredImage) throws {
         if lastSlot >= 0, order[lastSlot] == index { return }
         let next = order.count
+        // Through the defaulting subscript's modify: one lookup finds the slot or inserts `next`.
         let slot = Self.slot(in: &slots[index, default: next])
         lastSlot = slot
         guard slot == next else { return }

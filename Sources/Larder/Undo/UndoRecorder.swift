@@ -5,8 +5,6 @@ final class UndoRecorder: WriteParticipant {
     private let limit: Int
     /// The images of the step being made; `nil` outside an undoable write.
     private var capture: UndoCapture?
-    /// Whether the transaction is an undoable write (``capture`` is set), asked at every change.
-    private(set) var isCapturing = false
 
     init(limit: Int) {
         self.limit = limit
@@ -15,7 +13,6 @@ final class UndoRecorder: WriteParticipant {
     func fork() -> UndoRecorder {
         let copy = UndoRecorder(limit: limit)
         copy.capture = capture?.copy()
-        copy.isCapturing = isCapturing
         return copy
     }
 
@@ -23,8 +20,10 @@ final class UndoRecorder: WriteParticipant {
     func begin(named name: String, group: UndoGroup?) {
         precondition(capture == nil, "Larder misuse: a write was made undoable twice.")
         capture = UndoCapture(name: name, group: group)
-        isCapturing = true
     }
+
+    /// Whether the transaction is an undoable write.
+    var isCapturing: Bool { capture != nil }
 
     var wantsBeforeImages: Bool { isCapturing }
 
@@ -47,7 +46,6 @@ final class UndoRecorder: WriteParticipant {
     func closureDidReturn(in txn: ReadWriteTransaction) throws {
         guard let undo = capture else { return }
         capture = nil
-        isCapturing = false
         var entries: [StoredUndoStep.Entry] = []
         for (slot, index) in undo.order.enumerated() {
             let before = undo.before[slot]

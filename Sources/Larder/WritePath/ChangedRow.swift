@@ -10,17 +10,13 @@ final class ChangedRow {
     /// What became of the metadata; `nil`: nothing.
     let metadata: ValueChange?
     /// The object written, when ``object`` is ``ValueChange/written``, boxed as the type it was
-    /// written as (the cache keeps the box).
+    /// written as (the cache keeps the box; an extension takes the value out as its type).
     let writtenObjectBox: CachedValueBox?
-    /// The object written, when ``object`` is ``ValueChange/written``.
-    var writtenObject: Any? { writtenObjectBox?.anyValue }
-    /// The archiver that wrote ``writtenObject``.
+    /// The archiver that wrote ``writtenObjectBox``.
     let objectArchiver: (any Archiver)?
     /// The metadata value written, when ``metadata`` is ``ValueChange/written``, boxed.
     let metadataBox: CachedValueBox?
-    /// The metadata value written, when ``metadata`` is ``ValueChange/written``.
-    var metadataValue: Any? { metadataBox?.anyValue }
-    /// The archiver that wrote ``metadataValue``.
+    /// The archiver that wrote ``metadataBox``.
     let metadataArchiver: (any Archiver)?
     /// Whether this change created the object: there was none at the index just before (so
     /// nothing derived from an earlier object there, such as its edges, can exist).

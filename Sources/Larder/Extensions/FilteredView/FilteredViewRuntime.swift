@@ -31,7 +31,7 @@ final class FilteredViewRuntime<Object: Codable & Sendable, Metadata: Codable & 
     }
 
     /// The item key `index` has in the parent, if it passes the filter.
-    private func filtered(_ index: YapDB.Index, parentKey: [UInt8]?, in txn: ReadWriteTransaction, writtenObject: Any?, writtenMetadata: Any??) throws -> [UInt8]? {
+    private func filtered(_ index: YapDB.Index, parentKey: [UInt8]?, in txn: ReadWriteTransaction, writtenObject: CachedValueBox?, writtenMetadata: CachedValueBox??) throws -> [UInt8]? {
         guard let parentKey,
               let object = try txn.extensionObject(Object.self, at: index, written: writtenObject) else { return nil }
         let metadata = Metadata.self == NoMetadata.self ? nil : try txn.extensionMetadata(Metadata.self, at: index, written: writtenMetadata)
@@ -48,7 +48,7 @@ final class FilteredViewRuntime<Object: Codable & Sendable, Metadata: Codable & 
     func apply(_ change: WriteChange, in txn: ReadWriteTransaction) throws {
         guard case .row(let row) = change else { return try list.applyRemoval(change, in: txn) }
         let key = try filtered(row.index, parentKey: try parentKey(of: row.index, in: txn), in: txn,
-                               writtenObject: row.writtenObject, writtenMetadata: row.metadataChanged ? row.writtenMetadata : nil)
+                               writtenObject: row.writtenObjectBox, writtenMetadata: row.metadataChanged ? row.writtenMetadata : nil)
         try list.place(row.index, at: key, in: txn)
     }
 

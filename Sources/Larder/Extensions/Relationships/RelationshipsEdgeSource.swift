@@ -8,7 +8,7 @@ extension Relationships {
         }
 
         /// The links of the object at `index` (`nil`: no object, or not of this type).
-        func links(_ txn: ReadTransaction, _ index: YapDB.Index, _ written: Any?) throws -> [Link]? {
+        func links(_ txn: ReadTransaction, _ index: YapDB.Index, _ written: CachedValueBox?) throws -> [Link]? {
             try typed.links(txn, index, written)
         }
 
@@ -26,7 +26,7 @@ extension Relationships {
 }
 
 private protocol TypedEdgeSource: Sendable {
-    func links(_ txn: ReadTransaction, _ index: YapDB.Index, _ written: Any?) throws -> [Relationships.Link]?
+    func links(_ txn: ReadTransaction, _ index: YapDB.Index, _ written: CachedValueBox?) throws -> [Relationships.Link]?
     func nullify(_ txn: ReadWriteTransaction, _ index: YapDB.Index, _ edge: RelationshipEdge) throws -> Bool
 }
 
@@ -34,7 +34,7 @@ private struct EdgesOfType<T: Codable>: TypedEdgeSource {
     let links: @Sendable (T) -> [Relationships.Link]
     let nullify: (@Sendable (inout T, RelationshipEdge) -> Void)?
 
-    func links(_ txn: ReadTransaction, _ index: YapDB.Index, _ written: Any?) throws -> [Relationships.Link]? {
+    func links(_ txn: ReadTransaction, _ index: YapDB.Index, _ written: CachedValueBox?) throws -> [Relationships.Link]? {
         try txn.extensionObject(T.self, at: index, written: written).map(links)
     }
 

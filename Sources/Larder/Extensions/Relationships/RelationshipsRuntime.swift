@@ -130,7 +130,7 @@ final class RelationshipsRuntime: ExtensionRuntime {
         case .row(let row):
             if row.index.collection == ReadWriteTransaction.rootsCollection { requestCollection(in: txn) }
             guard let sources = sources[row.index.collection] else { return }
-            try replaceEdges(of: row.index, with: try links(of: row.index, from: sources, written: row.writtenObject, in: txn),
+            try replaceEdges(of: row.index, with: try links(of: row.index, from: sources, written: row.writtenObjectBox, in: txn),
                              created: row.createdObject, in: txn)
         case .removed(let index):
             if index.collection == ReadWriteTransaction.rootsCollection { requestCollection(in: txn) }
@@ -163,7 +163,7 @@ final class RelationshipsRuntime: ExtensionRuntime {
     }
 
     /// The links the object at `index` declares, `nil` when it declares none (gone or another type).
-    private func links(of index: YapDB.Index, from sources: [Relationships.EdgeSource], written: Any?, in txn: ReadTransaction) throws -> [Relationships.Link] {
+    private func links(of index: YapDB.Index, from sources: [Relationships.EdgeSource], written: CachedValueBox?, in txn: ReadTransaction) throws -> [Relationships.Link] {
         var all: [Relationships.Link] = []
         for source in sources {
             if let links = try source.links(txn, index, written) { all += links }

@@ -45,7 +45,7 @@ final class SecondaryIndexRuntime<Object: Codable & Sendable, Metadata: Codable 
     func apply(_ change: WriteChange, in txn: ReadWriteTransaction) throws {
         switch change {
         case .row(let row):
-            try update(row.index, in: txn, writtenObject: row.writtenObject, writtenMetadata: row.metadataChanged ? row.writtenMetadata : nil)
+            try update(row.index, in: txn, writtenObject: row.writtenObjectBox, writtenMetadata: row.metadataChanged ? row.writtenMetadata : nil)
         case .removed(let index):
             try remove(index, in: txn)
         case .cleared(let collection):
@@ -57,7 +57,7 @@ final class SecondaryIndexRuntime<Object: Codable & Sendable, Metadata: Codable 
         }
     }
 
-    private func update(_ index: YapDB.Index, in txn: ReadWriteTransaction, writtenObject: Any?, writtenMetadata: Any??) throws {
+    private func update(_ index: YapDB.Index, in txn: ReadWriteTransaction, writtenObject: CachedValueBox?, writtenMetadata: CachedValueBox??) throws {
         var newEntry: [UInt8]?
         if let object = try txn.extensionObject(Object.self, at: index, written: writtenObject) {
             let metadata = readsMetadata ? try txn.extensionMetadata(Metadata.self, at: index, written: writtenMetadata) : nil

@@ -19,7 +19,7 @@ final class ViewRuntime<Object: Codable & Sendable, Metadata: Codable & Sendable
     }
 
     /// The item key of `index` as the view sees it now, `nil` when it is not in the view.
-    private func itemKey(_ index: YapDB.Index, in txn: ReadWriteTransaction, writtenObject: Any?, writtenMetadata: Any??) throws -> [UInt8]? {
+    private func itemKey(_ index: YapDB.Index, in txn: ReadWriteTransaction, writtenObject: CachedValueBox?, writtenMetadata: CachedValueBox??) throws -> [UInt8]? {
         guard let object = try txn.extensionObject(Object.self, at: index, written: writtenObject) else { return nil }
         let metadata = readsMetadata ? try txn.extensionMetadata(Metadata.self, at: index, written: writtenMetadata) : nil
         guard let group = definition.grouping(index, object, metadata) else { return nil }
@@ -28,7 +28,7 @@ final class ViewRuntime<Object: Codable & Sendable, Metadata: Codable & Sendable
 
     func apply(_ change: WriteChange, in txn: ReadWriteTransaction) throws {
         guard case .row(let row) = change else { return try list.applyRemoval(change, in: txn) }
-        let key = try itemKey(row.index, in: txn, writtenObject: row.writtenObject, writtenMetadata: row.metadataChanged ? row.writtenMetadata : nil)
+        let key = try itemKey(row.index, in: txn, writtenObject: row.writtenObjectBox, writtenMetadata: row.metadataChanged ? row.writtenMetadata : nil)
         try list.place(row.index, at: key, in: txn)
     }
 
