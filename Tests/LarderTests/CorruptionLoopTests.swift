@@ -29,7 +29,8 @@ struct CorruptionLoopTests {
         let environment = ProcessInfo.processInfo.environment
         return environment["LARDER_CORRUPTION_COPIES"].flatMap { Int($0) } ?? (environment["LARDER_FULL"] == nil ? 30 : 1_000)
     }
-    /// Where to keep the copies that killed a process, to replay them by hand.
+    /// Where to keep the copies that killed a process (the tool or the library), to replay them
+    /// by hand.
     static var keep: String? { ProcessInfo.processInfo.environment["LARDER_CORRUPTION_KEEP"] }
 
     /// Applies `damage` to `bytes` (the current file; `older` is the file one commit earlier).
@@ -132,6 +133,9 @@ struct CorruptionLoopTests {
                 let run = try Corruption.larder(command.arguments(path))
                 let context = "copy \(copy) (\(kind), seed \(seed)): larder \(command.name): \(run)"
                 if let signal = run.signal {
+                    if let keep = Self.keep {
+                        try? FileManager.default.copyItem(atPath: path + "/data.mdb", toPath: keep + "/copy-\(copy)-\(kind)-\(command.name).mdb")
+                    }
                     tallies[command.name, default: Tally()].signals[signal, default: 0] += 1
                     Issue.record("died by signal \(signal): \(context)")
                     continue

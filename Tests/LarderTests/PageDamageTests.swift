@@ -262,4 +262,24 @@ struct PageDamageTests {
         try Corruption.write(Array(try Corruption.read(dataFile).prefix(19)), to: dataFile)
         #expect((#expect(throws: LarderError.self) { try Database(path: store) })?.code == .notAStore)
     }
+
+    /// The corruption loop's copy 7 of seed 17663078272512294345: a meta page whose transaction id
+    /// was past `Int.max` (LMDB uses it as it is) stopped `check`, `info`, `keys`, `get` and
+    /// `export` with a trap converting the id. The id is now read unsigned: every command and the
+    /// library run.
+    @Test func aTransactionIDPastIntMaxInAMetaPageStopsNothing() throws {
+        let directory = TemporaryDirectory()
+        let (store, dataFile) = try Self.sampleStore(directory)
+        var bytes = try Corruption.read(dataFile)
+        let field = 144  // meta page 0's mm_txnid
+        withUnsafeBytes(of: UInt64(0xB200_0000_0000_0004).littleEndian) { for (offset, byte) in $0.enumerated() { bytes[field + offset] = byte } }
+        try Corruption.write(bytes, to: dataFile)
+        _ = try Database.verifyPages(path: store)
+        for command in [["check", store], ["info", store], ["keys", store, "items"], ["export", store]] {
+            let run = try Corruption.larder(command)
+            #expect(run.signal == nil, "larder \(command[0]): \(run)")
+        }
+        let db = try Database(path: store)
+        _ = try db.checkStructure()
+    }
 }

@@ -42,6 +42,9 @@ struct LMDBTransaction {
     /// LMDB's id of this transaction: a read transaction's is the id of the commit it sees; a
     /// write transaction's is one more than the commit it started from.
     var id: Int { Int(mdb_txn_id(handle)) }
+    /// The transaction id as LMDB keeps it, unsigned: a damaged meta page can carry one past
+    /// `Int.max`, which LMDB uses as it is (``id`` is then negative).
+    var transactionID: UInt64 { UInt64(UInt(bitPattern: mdb_txn_id(handle))) }
 
     /// Runs `body` in a transaction nested in this write transaction, committing it into this one
     /// when `body` returns `true` and abandoning it (and only it) when `body` returns `false` or

@@ -19,7 +19,7 @@ enum SnapshotPin {
     static func withPinnedSnapshot<R>(_ location: StoreLocation, _ body: (UInt64?) throws -> R) throws -> R {
         try EnvironmentRegistry.withOpenEnvironment(of: location) { environment in
             if let environment {
-                return try environment.read { try body(UInt64($0.id)) }
+                return try environment.read { try body($0.transactionID) }
             }
             // No `Database` of this process has the store open (the registry's lock is held, so
             // none can open it meanwhile): a bare read-only handle holds the snapshot.
@@ -32,7 +32,8 @@ enum SnapshotPin {
                 mdb_txn_abort(txn)
                 mdb_env_close(handle)
             }
-            return try body(UInt64(mdb_txn_id(txn)))
+            // Unsigned, as LMDB keeps it: a damaged meta page can carry an id past `Int.max`.
+            return try body(UInt64(UInt(bitPattern: mdb_txn_id(txn))))
         }
     }
 

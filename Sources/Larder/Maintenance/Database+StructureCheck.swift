@@ -35,7 +35,7 @@ extension Database {
         try read { txn in
             // The pages first, read with pread: LMDB's cursors assert or read past the end of
             // the file on a damaged page. The read transaction pins the pages of its snapshot.
-            guard let pages = PageVerifier.verify(dataFile: environment.dataFile, transactionID: UInt64(txn.lmdb.id)) else {
+            guard let pages = PageVerifier.verify(dataFile: environment.dataFile, transactionID: txn.lmdb.transactionID) else {
                 throw LMDBResult.error(errno, operation: "checkStructure", path: environment.dataFile)
             }
             if pages.problemCount > 0 { return StructureReport(pages: pages) }
