@@ -60,6 +60,57 @@ struct ArchivedBadInputTests {
         #expect(refused > 0)
     }
 
+    /// The generated reader walks the bytes once, so the checks the Codable path makes in its
+    /// validation pass happen as it reads: nesting past 512 containers (through a recursive type
+    /// and in a value it skips), damage inside a value it skips,
+    /// and bytes after the value are refused by both paths, and nesting up to the limit is read.
+    @Test func oneWalkRefusesWhatTheValidationPassRefuses() throws {
+        /// The bytes of a chain of `depth` nodes, each the only child of the one before (written
+        /// directly: a tree of `MessagePackValue`s that deep would overflow the stack in its own code).
+        func chain(_ depth: Int) -> [UInt8] {
+            let opening: [UInt8] = [0x82, 0xa4] + Array("name".utf8) + [0xa1, 0x6e, 0xa8] + Array("children".utf8)
+            var bytes: [UInt8] = []
+            for _ in 1..<depth { bytes += opening + [0x91] }
+            bytes += opening + [0x90]
+            return bytes
+        }
+        func refusedByBoth<T: ArchivedMessagePack>(_ type: T.Type, _ bytes: [UInt8], _ comment: Comment) {
+            #expect(throws: DecodingError.self, comment) { try unarchive(T.self, bytes, with: GeneratedArchiver()) }
+            #expect(throws: DecodingError.self, comment) { try unarchive(T.self, bytes, with: MessagePackArchiver()) }
+        }
+        // A node and its children array are two containers: 256 nodes nest 511 deep (the last
+        // children array is empty), 257 nodes 513.
+        let deepest = try unarchive(Node.self, chain(256), with: GeneratedArchiver())
+        #expect(deepest == (try unarchive(Node.self, chain(256), with: MessagePackArchiver())))
+        refusedByBoth(Node.self, chain(257), "a recursive type nested past the limit")
+        refusedByBoth(Node.self, chain(100_000), "a recursive type nested far past the limit")
+
+        // An unknown entry nested past the limit, and one whose length runs past the end.
+        var deepArray = MessagePackValue.array([])
+        for _ in 0..<600 { deepArray = .array([deepArray]) }
+        let unknownDeep = MessagePackValue.map([.init(key: .string("label"), value: .string("l")),
+                                                .init(key: .string("x"), value: deepArray),
+                                                .init(key: .string("weight"), value: .double(1)),
+                                                .init(key: .string("code"), value: .integer(2))]).encoded()
+        refusedByBoth(Inner.self, unknownDeep, "an unknown entry nested past the limit")
+        var unknownTruncated = MessagePackValue.map([.init(key: .string("label"), value: .string("l")),
+                                                     .init(key: .string("weight"), value: .double(1)),
+                                                     .init(key: .string("code"), value: .integer(2)),
+                                                     .init(key: .string("x"), value: .array([.integer(1), .integer(2)]))]).encoded()
+        unknownTruncated.removeLast()
+        refusedByBoth(Inner.self, unknownTruncated, "an unknown entry cut short")
+        var reserved = unknownTruncated
+        reserved.append(contentsOf: [0xc1])
+        refusedByBoth(Inner.self, reserved, "the reserved byte in an unknown entry")
+
+        var rng = SplitMix(seed: 512)
+        let record = ArchivedRandomValues.record(using: &rng)
+        var recordBytes = try archive(record, with: GeneratedArchiver())
+        #expect(try unarchive(Record.self, recordBytes, with: GeneratedArchiver()) == record)
+        recordBytes.append(0xc0)
+        refusedByBoth(Record.self, recordBytes, "a byte after the value")
+    }
+
     static func repeatsAKey(_ bytes: [UInt8]) -> Bool {
         guard case .map(let entries)? = try? MessagePackValue(reading: bytes) else { return false }
         return Set(entries.map(\.key.text)).count != entries.count

@@ -1,7 +1,8 @@
-// larder-coder-probe decode|encode COUNT
+// larder-coder-probe decode|encode|generated-decode|generated-encode COUNT
 //
 // Decodes (or encodes) the benchmark's `Item` COUNT times through `MessagePackArchiver`, the path
-// every Codable value of a store takes, and prints the allocations per operation counted by
+// every Codable value of a store takes (or `GeneratedItem` through `GeneratedArchiver`, with the
+// `generated-` modes), and prints the allocations per operation counted by
 // package-benchmark's malloc interposer. The measured loop runs in a function of its own
 // (`probeDecodes` / `probeEncodes`), so that
 //
@@ -41,6 +42,33 @@ func probeEncodes(_ archiver: MessagePackArchiver<Item>, _ item: Item, count: In
     return total
 }
 
+/// `probeDecodes` through the generated archiver (`@Archived`).
+@inline(never)
+func probeGeneratedDecodes(_ archiver: GeneratedArchiver<GeneratedItem>, _ bytes: [UInt8], count: Int) throws -> Int {
+    var total = 0
+    try bytes.withUnsafeBytes { raw in
+        for _ in 0..<count {
+            let item = try archiver.unarchive(raw, format: .messagePack)
+            total &+= item.stock &+ item.name.utf8.count
+        }
+    }
+    return total
+}
+
+/// `probeEncodes` through the generated archiver (`@Archived`).
+@inline(never)
+func probeGeneratedEncodes(_ archiver: GeneratedArchiver<GeneratedItem>, _ item: GeneratedItem, count: Int) throws -> Int {
+    var total = 0
+    var buffer: [UInt8] = []
+    buffer.reserveCapacity(256)
+    for _ in 0..<count {
+        buffer.removeAll(keepingCapacity: true)
+        try archiver.archive(item, into: &buffer)
+        total &+= buffer.count
+    }
+    return total
+}
+
 /// Allocations made by `body` while the interposer counts.
 func allocations(_ body: () throws -> Void) rethrows -> Int {
     MallocInterposerSwift.reset()
@@ -51,8 +79,8 @@ func allocations(_ body: () throws -> Void) rethrows -> Int {
 }
 
 let arguments = CommandLine.arguments
-guard arguments.count == 3, ["decode", "encode"].contains(arguments[1]), let count = Int(arguments[2]), count > 0 else {
-    FileHandle.standardError.write(Data("usage: larder-coder-probe decode|encode COUNT\n".utf8))
+guard arguments.count == 3, ["decode", "encode", "generated-decode", "generated-encode"].contains(arguments[1]), let count = Int(arguments[2]), count > 0 else {
+    FileHandle.standardError.write(Data("usage: larder-coder-probe decode|encode|generated-decode|generated-encode COUNT\n".utf8))
     exit(1)
 }
 MallocInterposerSwift.initialize()
@@ -64,7 +92,17 @@ let decoded = try bytes.withUnsafeBytes { try archiver.unarchive($0, format: .me
 precondition(decoded == item, "larder-coder-probe: the item does not survive a round trip")
 var checksum = 0
 let allocationCount: Int
-if arguments[1] == "decode" {
+let generated = GeneratedArchiver<GeneratedItem>()
+let generatedItem = GeneratedItem(item)
+let generatedBytes = try { var out: [UInt8] = []; try generated.archive(generatedItem, into: &out); return out }()
+precondition(generatedBytes == bytes, "larder-coder-probe: the generated archiver writes other bytes than Codable")
+if arguments[1] == "generated-decode" {
+    _ = try probeGeneratedDecodes(generated, bytes, count: 1)
+    allocationCount = try allocations { checksum = try probeGeneratedDecodes(generated, bytes, count: count) }
+} else if arguments[1] == "generated-encode" {
+    _ = try probeGeneratedEncodes(generated, generatedItem, count: 1)
+    allocationCount = try allocations { checksum = try probeGeneratedEncodes(generated, generatedItem, count: count) }
+} else if arguments[1] == "decode" {
     _ = try probeDecodes(archiver, bytes, count: 1)   // warm: first use of the archiver
     allocationCount = try allocations { checksum = try probeDecodes(archiver, bytes, count: count) }
 } else {

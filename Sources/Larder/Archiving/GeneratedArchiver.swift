@@ -31,16 +31,19 @@ public struct GeneratedArchiver<Value: MessagePackField>: Archiver {
 
     /// Reads a value stored as MessagePack (by either path) or JSON.
     ///
-    /// The bytes are checked whole first, as `MessagePackDecoder` checks them (lengths, the
-    /// reserved byte, nesting deeper than 512, trailing bytes), so both paths refuse the same
-    /// damaged input.
+    /// The bytes are read in one pass and refused as `MessagePackDecoder` refuses them (lengths,
+    /// the reserved byte, nesting deeper than 512, trailing bytes, values of the wrong kind; the
+    /// values of unknown keys are checked whole as they are skipped), so both paths refuse the
+    /// same damaged input.
     /// - Throws: `DecodingError` when the bytes are not a valid `Value`; ``LarderError`` with
     ///   ``LarderError/Code/unknownFormat`` for a format neither MessagePack nor JSON.
     public func unarchive(_ bytes: UnsafeRawBufferPointer, format: ArchiveFormat) throws -> Value {
         guard format == .messagePack else {
             return try MessagePackArchiver<Value>().unarchive(bytes, format: format)
         }
-        var reader = try MessagePackFieldReader(validating: bytes)
-        return try Value(messagePack: &reader)
+        var reader = MessagePackFieldReader(bytes: bytes)
+        let value = try Value(messagePack: &reader)
+        try reader.finish()
+        return value
     }
 }

@@ -9,7 +9,10 @@ import Foundation
 ///
 /// The scalars (`String`, `Bool`, the integer types, `Double`, `Float`, `Date`, `Data`, `UUID`),
 /// arrays and optionals of fields, and every type with `@Archived` (of `LarderMacros`) conform.
-/// Generated code calls these requirements; other code has no need to.
+/// Generated code calls these requirements; other code has no need to. A conformance written by
+/// hand reads a nested field with ``MessagePackFieldReader/readNested(_:)`` (or
+/// ``MessagePackFieldReader/read(_:forKey:)``), not by calling `init(messagePack:)` itself, so
+/// that the reader's nesting count drops again when the nested value ends.
 public protocol MessagePackField: Codable {
     /// Appends the value.
     /// - Throws: `EncodingError.invalidValue` when the value has no MessagePack form (a
@@ -176,7 +179,7 @@ extension Array: MessagePackField where Element: MessagePackField {
         // The count was checked against the bytes that remain, so this is bounded by them.
         reserveCapacity(count)
         for _ in 0..<count {
-            append(try Element(messagePack: &reader))
+            append(try reader.readNested(Element.self))
         }
     }
 }
@@ -192,6 +195,6 @@ extension Optional: MessagePackField where Wrapped: MessagePackField {
     /// Reads nil or a value.
     /// - Throws: `DecodingError` when the value there is not one.
     public init(messagePack reader: inout MessagePackFieldReader) throws {
-        self = try reader.readNil() ? nil : Wrapped(messagePack: &reader)
+        self = try reader.readNil() ? nil : reader.readNested(Wrapped.self)
     }
 }

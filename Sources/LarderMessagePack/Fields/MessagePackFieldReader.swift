@@ -8,36 +8,48 @@ import Foundation
 /// ``MessagePackDecoder`` accepts: any integer form that fits, integer map keys matched by their
 /// decimal string, unknown keys skipped.
 ///
-/// A reader checks the whole value first (bounds, the reserved byte, nesting, trailing bytes), as
-/// ``MessagePackDecoder`` does, so it only ever walks well-formed bytes; each read still checks
-/// the kind of what it finds and throws `DecodingError` when it is not what the type needs.
+/// A reader walks the bytes once, as the generated code reads them, and refuses exactly what
+/// ``MessagePackDecoder`` refuses: every read checks its bounds and the kind of what it finds,
+/// containers nest at most 512 deep (counted as the value is read), values the type does not
+/// know are checked whole as they are skipped (bounds, the reserved byte, nesting), and
+/// ``finish()`` refuses bytes after the value. Where an input has several problems, the one
+/// met first is the one reported.
 public struct MessagePackFieldReader {
     let reader: MessagePackReader
     var offset: Int
+    /// Containers open above the current position. `beginMap(of:)` and `readArrayHeader()` count
+    /// one up; whoever reads a nested value puts the count back when it returns (see
+    /// ``read(_:forKey:)``), so the count follows the nesting without an end-of-container call.
+    @usableFromInline var depth = 0
     /// The key `readKey()` read last: its payload (start and length), or the digits of an
     /// integer key. Usable from inline so that `keyIs(_:)` compiles into the generated code.
     @usableFromInline var keyStart: UnsafeRawPointer?
     @usableFromInline var keyLength = 0
     @usableFromInline var integerKey: String?
 
-    /// A reader of `bytes`, which must hold exactly one well-formed value.
-    /// - Throws: `DecodingError.dataCorrupted` for malformed or truncated bytes, nesting deeper
-    ///   than 512, or bytes after the value (the errors ``MessagePackDecoder`` throws for them).
-    package init(validating bytes: UnsafeRawBufferPointer) throws {
+    /// A reader of `bytes`, which should hold exactly one value (``finish()`` checks the end).
+    package init(bytes: UnsafeRawBufferPointer) {
         reader = MessagePackReader(bytes: bytes)
         offset = 0
-        let end: Int
-        var noSpans: [MessagePackContainerSpan]? = nil
-        do throws(MessagePackReadError) {
-            end = try reader.validateValue(at: 0, spans: &noSpans)
-        } catch {
-            throw DecodingError.dataCorrupted(DecodingError.Context(codingPath: [], debugDescription: error.message))
-        }
-        guard end == bytes.count else {
+    }
+
+    /// Checks that the value read ends where the bytes end.
+    /// - Throws: `DecodingError.dataCorrupted` for bytes after the value (the error
+    ///   ``MessagePackDecoder`` throws for them).
+    package func finish() throws {
+        let count = reader.bytes.count
+        guard offset == count else {
             throw DecodingError.dataCorrupted(DecodingError.Context(
                 codingPath: [],
-                debugDescription: "Found \(bytes.count - end) unexpected bytes after the top-level MessagePack value, which ends at offset \(end)."))
+                debugDescription: "Found \(count - offset) unexpected bytes after the top-level MessagePack value, which ends at offset \(offset)."))
         }
+    }
+
+    /// Counts one more open container, refusing the 513th.
+    @inline(__always)
+    private mutating func enterContainer(at start: Int) throws(MessagePackReadError) {
+        guard depth < MessagePackReader.maximumDepth else { throw .depthLimitExceeded(offset: start) }
+        depth += 1
     }
 
     // MARK: Maps, for generated code
@@ -45,7 +57,15 @@ public struct MessagePackFieldReader {
     /// Reads a map header and returns its entry count.
     /// - Throws: `DecodingError.typeMismatch` when the value is not a map.
     public mutating func beginMap(of type: Any.Type) throws -> Int {
-        try run(type) { reader, offset throws(MessagePackReadError) in try reader.readMapHeader(at: &offset) }
+        let start = offset
+        do throws(MessagePackReadError) {
+            let count = try reader.readMapHeader(at: &offset)
+            try enterContainer(at: start)
+            return count
+        } catch {
+            offset = start
+            throw error.decodingError(expecting: type, codingPath: [])
+        }
     }
 
     /// Reads the next entry's key; ``keyIs(_:)`` then compares it.
@@ -99,24 +119,36 @@ public struct MessagePackFieldReader {
         return text.utf8.elementsEqual(UnsafeRawBufferPointer(start: keyStart, count: keyLength))
     }
 
-    /// Moves past the current value (an entry the type does not know).
-    /// - Throws: `DecodingError.dataCorrupted` only for bytes the reader did not check (never
-    ///   after ``init(validating:)``).
+    /// Moves past the current value (an entry the type does not know), checking it whole as
+    /// ``MessagePackDecoder`` checks the values it skips: bounds, the reserved byte, nesting.
+    /// - Throws: `DecodingError.dataCorrupted` when the value is malformed or truncated.
     public mutating func skipValue() throws {
-        try run(Any.self) { reader, offset throws(MessagePackReadError) in offset = try reader.skipValue(at: offset) }
+        let depth = self.depth
+        try run(Any.self) { reader, offset throws(MessagePackReadError) in offset = try reader.validateValue(at: offset, depth: depth) }
+    }
+
+    /// Reads a nested value (an element, a property's value) through its ``MessagePackField``
+    /// conformance and puts the count of open containers back after it.
+    /// - Throws: `DecodingError` when the value is not a `T`, or nests past 512 containers.
+    @inlinable
+    public mutating func readNested<T: MessagePackField>(_ type: T.Type) throws -> T {
+        let depth = self.depth
+        defer { self.depth = depth }
+        return try T(messagePack: &self)
     }
 
     /// Reads the value of the entry `key` through its ``MessagePackField`` conformance.
     /// - Throws: `DecodingError` when the value is not a `T` (nil included).
     @inlinable
     public mutating func read<T: MessagePackField>(_ type: T.Type, forKey key: StaticString) throws -> T {
-        try T(messagePack: &self)
+        try readNested(T.self)
     }
 
     /// Reads the value of the entry `key` through `Decodable` (``MessagePackDecoder``).
     /// - Throws: what ``MessagePackDecoder`` throws.
     public mutating func read<T: Decodable>(_ type: T.Type, forKey key: StaticString) throws -> T {
         let start = offset
+        // Checked here at its real depth, so nesting counts as it would in one Codable decode.
         try skipValue()
         return try MessagePackDecoder().decode(T.self, from: UnsafeRawBufferPointer(rebasing: reader.bytes[start..<offset]))
     }
@@ -125,7 +157,7 @@ public struct MessagePackFieldReader {
     /// - Throws: `DecodingError` when the value is neither nil nor a `T`.
     @inlinable
     public mutating func readIfPresent<T: MessagePackField>(_ type: T.Type, forKey key: StaticString) throws -> T? {
-        try readNil() ? nil : T(messagePack: &self)
+        try readNil() ? nil : readNested(T.self)
     }
 
     /// Reads the value of the entry `key` through `Decodable`, or nil when it is nil.
@@ -216,7 +248,15 @@ public struct MessagePackFieldReader {
     /// Reads an array header and returns its element count.
     /// - Throws: `DecodingError` before anything else.
     public mutating func readArrayHeader() throws -> Int {
-        try run([Any].self) { reader, offset throws(MessagePackReadError) in try reader.readArrayHeader(at: &offset) }
+        let start = offset
+        do throws(MessagePackReadError) {
+            let count = try reader.readArrayHeader(at: &offset)
+            try enterContainer(at: start)
+            return count
+        } catch {
+            offset = start
+            throw error.decodingError(expecting: [Any].self, codingPath: [])
+        }
     }
 
     @inline(__always)

@@ -77,8 +77,9 @@ public struct MessagePackFieldWriter {
             return
         }
         let length = key.utf8CodeUnitCount
-        guard writer.writeStringHeader(length) else { throw Self.tooLong("A key of \(length) bytes") }
-        writer.bytes.append(contentsOf: UnsafeBufferPointer(start: key.utf8Start, count: length))
+        guard writer.writeString(utf8: UnsafeRawPointer(key.utf8Start), length: length) else {
+            throw Self.tooLong("A key of \(length) bytes")
+        }
     }
 
     // MARK: Scalars, for MessagePackField conformances

@@ -36,17 +36,13 @@ package struct MessagePackWriter {
         if value >= -32 {
             bytes.append(UInt8(truncatingIfNeeded: value))
         } else if value >= Int64(Int8.min) {
-            bytes.append(MessagePackFormat.int8)
-            bytes.append(UInt8(truncatingIfNeeded: value))
+            appendFormat(MessagePackFormat.int8, bigEndian: UInt8(truncatingIfNeeded: value))
         } else if value >= Int64(Int16.min) {
-            bytes.append(MessagePackFormat.int16)
-            appendBigEndian(UInt16(truncatingIfNeeded: value))
+            appendFormat(MessagePackFormat.int16, bigEndian: UInt16(truncatingIfNeeded: value))
         } else if value >= Int64(Int32.min) {
-            bytes.append(MessagePackFormat.int32)
-            appendBigEndian(UInt32(truncatingIfNeeded: value))
+            appendFormat(MessagePackFormat.int32, bigEndian: UInt32(truncatingIfNeeded: value))
         } else {
-            bytes.append(MessagePackFormat.int64)
-            appendBigEndian(UInt64(bitPattern: value))
+            appendFormat(MessagePackFormat.int64, bigEndian: UInt64(bitPattern: value))
         }
     }
 
@@ -54,77 +50,119 @@ package struct MessagePackWriter {
         if value <= 0x7f {
             bytes.append(UInt8(truncatingIfNeeded: value))
         } else if value <= UInt64(UInt8.max) {
-            bytes.append(MessagePackFormat.uint8)
-            bytes.append(UInt8(truncatingIfNeeded: value))
+            appendFormat(MessagePackFormat.uint8, bigEndian: UInt8(truncatingIfNeeded: value))
         } else if value <= UInt64(UInt16.max) {
-            bytes.append(MessagePackFormat.uint16)
-            appendBigEndian(UInt16(truncatingIfNeeded: value))
+            appendFormat(MessagePackFormat.uint16, bigEndian: UInt16(truncatingIfNeeded: value))
         } else if value <= UInt64(UInt32.max) {
-            bytes.append(MessagePackFormat.uint32)
-            appendBigEndian(UInt32(truncatingIfNeeded: value))
+            appendFormat(MessagePackFormat.uint32, bigEndian: UInt32(truncatingIfNeeded: value))
         } else {
-            bytes.append(MessagePackFormat.uint64)
-            appendBigEndian(value)
+            appendFormat(MessagePackFormat.uint64, bigEndian: value)
         }
     }
 
     package mutating func writeFloat(_ value: Float) {
-        bytes.append(MessagePackFormat.float32)
-        appendBigEndian(value.bitPattern)
+        appendFormat(MessagePackFormat.float32, bigEndian: value.bitPattern)
     }
 
     package mutating func writeDouble(_ value: Double) {
-        bytes.append(MessagePackFormat.float64)
-        appendBigEndian(value.bitPattern)
+        appendFormat(MessagePackFormat.float64, bigEndian: value.bitPattern)
     }
 
     /// Returns false when the string is longer than str32 can describe.
     package mutating func writeString(_ value: String) -> Bool {
         let utf8 = value.utf8
         let length = utf8.count
-        guard writeStringHeader(length) else { return false }
-        let copied: Void? = utf8.withContiguousStorageIfAvailable { bytes.append(contentsOf: $0) }
+        guard let headerSize = Self.stringHeaderSize(length) else { return false }
+        let copied: Void? = utf8.withContiguousStorageIfAvailable { payload in
+            appendHeader(Self.stringFormats, headerSize: headerSize, length: length,
+                         payload: UnsafeRawPointer(payload.baseAddress))
+        }
         if copied == nil {
+            _ = writeStringHeader(length)
             bytes.append(contentsOf: utf8)
         }
         return true
     }
 
+    /// Writes a str whose UTF-8 is `length` bytes at `payload` (a key, say). Returns false when
+    /// it is longer than str32 can describe.
+    package mutating func writeString(utf8 payload: UnsafeRawPointer?, length: Int) -> Bool {
+        guard let headerSize = Self.stringHeaderSize(length) else { return false }
+        appendHeader(Self.stringFormats, headerSize: headerSize, length: length, payload: payload)
+        return true
+    }
+
     /// Returns false when the length exceeds what str32 can describe.
     package mutating func writeStringHeader(_ length: Int) -> Bool {
-        if length <= 31 {
-            bytes.append(MessagePackFormat.fixstrMask | UInt8(truncatingIfNeeded: length))
-        } else if length <= Int(UInt8.max) {
-            bytes.append(MessagePackFormat.str8)
-            bytes.append(UInt8(truncatingIfNeeded: length))
-        } else if length <= Int(UInt16.max) {
-            bytes.append(MessagePackFormat.str16)
-            appendBigEndian(UInt16(truncatingIfNeeded: length))
-        } else if UInt64(length) <= UInt64(UInt32.max) {
-            bytes.append(MessagePackFormat.str32)
-            appendBigEndian(UInt32(truncatingIfNeeded: length))
-        } else {
-            return false
-        }
+        guard let headerSize = Self.stringHeaderSize(length) else { return false }
+        appendHeader(Self.stringFormats, headerSize: headerSize, length: length, payload: nil)
         return true
+    }
+
+    /// The size of a str header for `length` bytes: 1 (fixstr), 2, 3 or 5; nil past str32.
+    @inline(__always)
+    static func stringHeaderSize(_ length: Int) -> Int? {
+        if length <= 31 { return 1 }
+        if length <= Int(UInt8.max) { return 2 }
+        if length <= Int(UInt16.max) { return 3 }
+        return UInt64(length) <= UInt64(UInt32.max) ? 5 : nil
+    }
+
+    /// The first byte of a header of each size: a fixstr (ORed with the length), str8, str16, str32.
+    static let stringFormats = HeaderFormats(
+        short: MessagePackFormat.fixstrMask, one: MessagePackFormat.str8, two: MessagePackFormat.str16, four: MessagePackFormat.str32)
+    /// bin has no short form: lengths under 256 take bin8.
+    static let binaryFormats = HeaderFormats(
+        short: nil, one: MessagePackFormat.bin8, two: MessagePackFormat.bin16, four: MessagePackFormat.bin32)
+
+    /// The format bytes of a family of headers (str or bin) by the size of their length field.
+    struct HeaderFormats {
+        /// The mask a length under 32 is ORed with, for families that have such a form.
+        var short: UInt8?
+        var one: UInt8
+        var two: UInt8
+        var four: UInt8
+    }
+
+    /// Appends a header of `headerSize` bytes for `length` and then `length` bytes from `payload`
+    /// (none when `payload` is nil), growing the array once for both.
+    @inline(__always)
+    private mutating func appendHeader(_ formats: HeaderFormats, headerSize: Int, length: Int, payload: UnsafeRawPointer?) {
+        let payloadSize = payload == nil ? 0 : length
+        appendRaw(count: headerSize + payloadSize) { start in
+            switch headerSize {
+            case 1:
+                start.storeBytes(of: (formats.short ?? 0) | UInt8(truncatingIfNeeded: length), as: UInt8.self)
+            case 2:
+                start.storeBytes(of: formats.one, as: UInt8.self)
+                start.storeBytes(of: UInt8(truncatingIfNeeded: length), toByteOffset: 1, as: UInt8.self)
+            case 3:
+                start.storeBytes(of: formats.two, as: UInt8.self)
+                start.storeBytes(of: UInt16(truncatingIfNeeded: length).bigEndian, toByteOffset: 1, as: UInt16.self)
+            default:
+                start.storeBytes(of: formats.four, as: UInt8.self)
+                start.storeBytes(of: UInt32(truncatingIfNeeded: length).bigEndian, toByteOffset: 1, as: UInt32.self)
+            }
+            if let payload, payloadSize > 0 {
+                (start + headerSize).copyMemory(from: payload, byteCount: payloadSize)
+            }
+        }
     }
 
     /// Returns false when the payload is longer than bin32 can describe.
     package mutating func writeBinary(_ payload: UnsafeRawBufferPointer) -> Bool {
         let length = payload.count
+        let headerSize: Int
         if length <= Int(UInt8.max) {
-            bytes.append(MessagePackFormat.bin8)
-            bytes.append(UInt8(truncatingIfNeeded: length))
+            headerSize = 2
         } else if length <= Int(UInt16.max) {
-            bytes.append(MessagePackFormat.bin16)
-            appendBigEndian(UInt16(truncatingIfNeeded: length))
+            headerSize = 3
         } else if UInt64(length) <= UInt64(UInt32.max) {
-            bytes.append(MessagePackFormat.bin32)
-            appendBigEndian(UInt32(truncatingIfNeeded: length))
+            headerSize = 5
         } else {
             return false
         }
-        bytes.append(contentsOf: payload)
+        appendHeader(Self.binaryFormats, headerSize: headerSize, length: length, payload: payload.baseAddress)
         return true
     }
 
@@ -241,6 +279,28 @@ package struct MessagePackWriter {
 
     @inline(__always)
     package mutating func appendBigEndian<T: FixedWidthInteger>(_ value: T) {
-        withUnsafeBytes(of: value.bigEndian) { bytes.append(contentsOf: $0) }
+        appendRaw(count: MemoryLayout<T>.size) { $0.storeBytes(of: value.bigEndian, as: T.self) }
+    }
+
+    /// Appends a format byte and `value` big-endian after it, growing the array once.
+    @inline(__always)
+    private mutating func appendFormat<T: FixedWidthInteger>(_ format: UInt8, bigEndian value: T) {
+        appendRaw(count: 1 + MemoryLayout<T>.size) { start in
+            start.storeBytes(of: format, as: UInt8.self)
+            start.storeBytes(of: value.bigEndian, toByteOffset: 1, as: T.self)
+        }
+    }
+
+    /// Appends `count` (> 0) bytes that `body` stores from the address it is given: one check
+    /// of the array's capacity (grown geometrically) and uniqueness for the whole run, where
+    /// `append` would check them per call.
+    @inline(__always)
+    package mutating func appendRaw(count: Int, _ body: (UnsafeMutableRawPointer) -> Void) {
+        bytes.append(addingCapacity: count) { span in
+            span.withUnsafeMutableBufferPointer { buffer, initialized in
+                body(UnsafeMutableRawPointer(buffer.baseAddress.unsafelyUnwrapped))
+                initialized = count
+            }
+        }
     }
 }
