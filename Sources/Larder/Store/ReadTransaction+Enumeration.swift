@@ -157,6 +157,16 @@ extension ReadTransaction {
         }
     }
 
+    /// How many entries a walk of `collection` over `range` through `filter` will find, when that
+    /// is known without walking (the whole collection, no filter: its kept count), or 0; used to
+    /// size a result array once instead of growing it by doubling.
+    @usableFromInline
+    final func expectedCount(inCollection collection: String, range: KeyRange, where filter: ((String) -> Bool)?) -> Int {
+        guard filter == nil, range == .all else { return 0 }
+        // An invalid collection name is reported by the walk that follows.
+        return (try? numberOfKeys(inCollection: collection)) ?? 0
+    }
+
     /// Whether no archiver is registered for any collection: every type reads with its own.
     @usableFromInline
     final var usesOwnArchivers: Bool { database.archivers.isEmpty }
@@ -196,6 +206,7 @@ extension ReadTransaction {
     @inlinable
     public final func objects<T: Saveable>(inCollection collection: String, as type: T.Type = T.self, range: KeyRange = .all, where filter: ((String) -> Bool)? = nil) throws -> [(key: String, object: T)] {
         var found: [(key: String, object: T)] = []
+        found.reserveCapacity(expectedCount(inCollection: collection, range: range, where: filter))
         try enumerateObjects(inCollection: collection, as: T.self, range: range, where: filter) { key, object, _ in found.append((key, object)) }
         return found
     }
@@ -205,6 +216,7 @@ extension ReadTransaction {
     @_disfavoredOverload @inlinable
     public final func objects<T: Codable>(inCollection collection: String, as type: T.Type = T.self, range: KeyRange = .all, where filter: ((String) -> Bool)? = nil) throws -> [(key: String, object: T)] {
         var found: [(key: String, object: T)] = []
+        found.reserveCapacity(expectedCount(inCollection: collection, range: range, where: filter))
         try enumerateObjects(inCollection: collection, as: T.self, range: range, where: filter) { key, object, _ in found.append((key, object)) }
         return found
     }
