@@ -167,12 +167,15 @@ final class MessagePackBufferDecoder: Decoder {
         for _ in 0..<count {
             let keyOffset = position
             let format = try reader.byte(at: keyOffset)
-            position = try reader.validateValue(at: keyOffset, depth: 1)
             if MessagePackFormat.isString(format) {
-                var payload = keyOffset
-                let (start, length) = try reader.readStringRange(at: &payload)
+                // Reading the string's range checks all a validation walk of it would.
+                let (start, length) = try reader.readStringRange(at: &position)
                 state.pointee.keyEntries.append(KeyEntry(keyStart: start, keyLength: length, valueStart: position))
-            } else if MessagePackFormat.isInteger(format) {
+                position = try reader.validateValue(at: position, depth: 1)
+                continue
+            }
+            position = try reader.validateValue(at: keyOffset, depth: 1)
+            if MessagePackFormat.isInteger(format) {
                 state.pointee.keyEntries.append(KeyEntry(keyStart: keyOffset, keyLength: -1, valueStart: position))
             } else {
                 if map.unsupportedKey == nil { map.unsupportedKey = .unsupportedKey(found: format, offset: keyOffset) }
@@ -263,7 +266,7 @@ final class MessagePackBufferDecoder: Decoder {
             }
             return topLevelContainer(Key.self)
         }
-        return KeyedDecodingContainer(try makeKeyedContainer(Key.self, at: state.pointee.valueOffset, codingPath: codingPath))
+        return KeyedDecodingContainer(try makeKeyedContainer(Key.self, at: state.pointee.valueOffset, codingPath: nil))
     }
 
     /// A container's entry count: its own, or for the reused top-level
@@ -312,8 +315,10 @@ final class MessagePackBufferDecoder: Decoder {
 
     // MARK: Containers
 
+    /// Indexes the map at `offset` for a keyed container whose path is `ownPath`, or this
+    /// decoder's path when that is nil.
     func makeKeyedContainer<Key: CodingKey>(
-        _ type: Key.Type, at offset: Int, codingPath: [any CodingKey]
+        _ type: Key.Type, at offset: Int, codingPath ownPath: [any CodingKey]?
     ) throws -> MessagePackKeyedDecodingContainer<Key> {
         let reader = self.reader
         var position = offset
@@ -346,10 +351,10 @@ final class MessagePackBufferDecoder: Decoder {
                 state.pointee.keyEntries.append(entry)
             }
             return MessagePackKeyedDecodingContainer(
-                decoder: self, firstEntry: firstEntry, entryCount: count, codingPath: codingPath)
+                decoder: self, firstEntry: firstEntry, entryCount: count, codingPath: ownPath)
         } catch {
             truncateKeyEntries(to: hintIndex)
-            throw error.decodingError(expecting: [String: Any].self, codingPath: codingPath)
+            throw error.decodingError(expecting: [String: Any].self, codingPath: ownPath ?? codingPath)
         }
     }
 
@@ -430,19 +435,26 @@ final class MessagePackBufferDecoder: Decoder {
         let bytes = self.bytes
         guard entry.keyStart >= 0, entry.keyStart <= bytes.count, length <= bytes.count - entry.keyStart,
               let stored = bytes.baseAddress, let wanted = keyBytes.baseAddress else { return length == 0 }
-        // Eight bytes at a time: most keys are one or two words.
+        // Eight bytes at a time, then four, two and one: most keys are one or two words.
         let start = stored + entry.keyStart
+        let other = UnsafeRawPointer(wanted)
         var index = 0
         while length - index >= 8 {
             if start.loadUnaligned(fromByteOffset: index, as: UInt64.self)
-                != UnsafeRawPointer(wanted).loadUnaligned(fromByteOffset: index, as: UInt64.self) { return false }
+                != other.loadUnaligned(fromByteOffset: index, as: UInt64.self) { return false }
             index += 8
         }
-        while index < length {
-            if start.load(fromByteOffset: index, as: UInt8.self) != wanted[index] { return false }
-            index += 1
+        if length - index >= 4 {
+            if start.loadUnaligned(fromByteOffset: index, as: UInt32.self)
+                != other.loadUnaligned(fromByteOffset: index, as: UInt32.self) { return false }
+            index += 4
         }
-        return true
+        if length - index >= 2 {
+            if start.loadUnaligned(fromByteOffset: index, as: UInt16.self)
+                != other.loadUnaligned(fromByteOffset: index, as: UInt16.self) { return false }
+            index += 2
+        }
+        return index == length || start.load(fromByteOffset: index, as: UInt8.self) == other.load(fromByteOffset: index, as: UInt8.self)
     }
 
     /// The decimal text of an integer map key, which is what string keys are matched against.

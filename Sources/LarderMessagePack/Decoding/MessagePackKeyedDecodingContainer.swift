@@ -20,14 +20,19 @@ struct MessagePackKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainer
     /// -1 for the top-level map's container, which the decoder resolves
     /// (`MessagePackBufferDecoder.resolvedEntryCount`) in the same call as the lookup.
     let entryCount: Int
-    let codingPath: [any CodingKey]
+    /// The container's coding path when it is not its decoder's own (a nested container's), or
+    /// nil. Every `decode(_:forKey:)` goes through the standard library's box, which copies this
+    /// struct, so each reference it holds costs a retain and a release per property decoded.
+    let ownPath: [any CodingKey]?
 
-    init(decoder: MessagePackBufferDecoder, firstEntry: Int, entryCount: Int, codingPath: [any CodingKey]) {
+    /// A container whose path is `codingPath`, or the decoder's own path (which stays the same
+    /// while the value the container reads is decoded) when that is nil.
+    init(decoder: MessagePackBufferDecoder, firstEntry: Int, entryCount: Int, codingPath: [any CodingKey]?) {
         self.decoder = decoder
         owner = decoder
         self.firstEntry = firstEntry
         self.entryCount = entryCount
-        self.codingPath = codingPath
+        ownPath = codingPath
     }
 
     /// The container of the top-level map of whatever input `link.decoder` reads.
@@ -36,7 +41,13 @@ struct MessagePackKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainer
         owner = link
         firstEntry = 1
         entryCount = -1
-        codingPath = []
+        ownPath = nil
+    }
+
+    var codingPath: [any CodingKey] {
+        if let ownPath { return ownPath }
+        // The top-level container may outlive its decoder (kept by a type): it reads nothing from it.
+        return entryCount < 0 ? [] : decoder.codingPath
     }
 
     var allKeys: [Key] { decoder.allKeys(Key.self, firstEntry: firstEntry, entryCount: entryCount) }
