@@ -8,23 +8,29 @@
 struct ArchiverIdentity: Hashable {
     let type: ObjectIdentifier
     let configuration: AnyHashable?
+    /// Whether `configuration` is not nil, kept apart so that comparing and hashing the common
+    /// identities (no configuration) never touches the optional `AnyHashable`: copying one out
+    /// to look at it costs an unspecialized value-witness call (~170 instructions a compare,
+    /// callgrind: 5% of a warm-cache read).
+    let hasConfiguration: Bool
 
     /// Compares the types first and the configurations only when there are some: most archiver
-    /// types have none, and comparing two absent `AnyHashable`s costs a cached read ~250
-    /// instructions (callgrind).
+    /// types have none.
     static func == (a: ArchiverIdentity, b: ArchiverIdentity) -> Bool {
-        guard a.type == b.type else { return false }
-        switch (a.configuration, b.configuration) {
-        case (nil, nil): return true
-        case (let x?, let y?): return x == y
-        default: return false
-        }
+        guard a.type == b.type, a.hasConfiguration == b.hasConfiguration else { return false }
+        return !a.hasConfiguration || a.configuration == b.configuration
+    }
+
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(type)
+        if hasConfiguration { hasher.combine(configuration) }
     }
 
     /// The identity of an archiver type whose instances all read alike (``ArchiverKinds`` knows).
     init(type: ObjectIdentifier) {
         self.type = type
         configuration = nil
+        hasConfiguration = false
     }
 
     init<A: Archiver>(_ archiver: A) {
@@ -33,6 +39,7 @@ struct ArchiverIdentity: Hashable {
         // other work; whether they can find anything depends on the type alone, so ask once.
         guard ArchiverKinds.instancesMayDiffer(type, archiver) else {
             configuration = nil
+            hasConfiguration = false
             return
         }
         if let identified = archiver as? any CacheIdentifiedArchiver {
@@ -42,5 +49,6 @@ struct ArchiverIdentity: Hashable {
         } else {
             configuration = nil
         }
+        hasConfiguration = configuration != nil
     }
 }
