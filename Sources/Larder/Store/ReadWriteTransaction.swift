@@ -204,39 +204,68 @@ public final class ReadWriteTransaction: ReadTransaction {
         }
     }
 
-    /// Sets the object and, when `metadataArchiver` is given, the metadata; without it the
-    /// metadata is removed (YapDatabase's rule for `setObject`).
+    /// Sets the object and, when `metadata` is not nil, the metadata; without it the metadata is
+    /// removed (YapDatabase's rule for `setObject`).
     private func set<A: Archiver, B: Archiver>(_ object: A.Value, with archiver: A, metadata: B.Value?, metadataArchiver: B, forKey key: String, inCollection collection: String) throws {
+        guard let metadata else {
+            try set(object, with: archiver, forKey: key, inCollection: collection)
+            return
+        }
         checkWritable()
         let operation = "setObject"
         let index = YapDB.Index(collection: collection, key: key)
         do {
             try StorageKey.with(collection: collection, key: key, maxKeySize: maxKeySize, operation: operation) { storageKey in
                 try archive(object, with: archiver, into: &valueBuffer, index: index, operation: operation)
-                if let metadata { try archive(metadata, with: metadataArchiver, into: &metadataBuffer, index: index, operation: operation) }
-                try willChange(index, at: storageKey)
-                let existed = try put(valueBuffer, in: lmdb.databases.objects, at: storageKey)
-                if !existed { state.countChanges.add(1, to: collection) }
-                state.changes.recordObject(index, existed ? .updated : .inserted)
-                if metadata != nil {
-                    let had = try put(metadataBuffer, in: lmdb.databases.metadata, at: storageKey)
-                    state.changes.recordMetadata(index, had ? .updated : .inserted)
-                } else if existed {
-                    // A new object has no metadata to remove (metadata lives only beside an object).
-                    if try lmdb.delete(lmdb.databases.metadata, key: storageKey) { state.changes.recordMetadata(index, .removed) }
-                }
-                if let metadata {
-                    try didChange(.row(ChangedRow(index: index, object: .written, metadata: .written, writtenObject: CachedValue(object), objectArchiver: archiver,
-                                                  metadataValue: CachedValue(metadata), metadataArchiver: metadataArchiver, createdObject: !existed,
-                                                  storedObject: valueBuffer, storedMetadata: metadataBuffer)))
-                } else {
-                    try didChange(.row(ChangedRow(index: index, object: .written, metadata: .removed, writtenObject: CachedValue(object), objectArchiver: archiver,
-                                                  createdObject: !existed, storedObject: valueBuffer)))
-                }
+                try archive(metadata, with: metadataArchiver, into: &metadataBuffer, index: index, operation: operation)
+                let existed = try storeArchived(index, at: storageKey, withMetadata: true)
+                try didChange(.row(ChangedRow(index: index, object: .written, metadata: .written, writtenObject: CachedValue(object), objectArchiver: archiver,
+                                              metadataValue: CachedValue(metadata), metadataArchiver: metadataArchiver, createdObject: !existed,
+                                              storedObject: valueBuffer, storedMetadata: metadataBuffer)))
             }
         } catch let error as LarderError {
             throw error.adding(operation: operation, index: index)
         }
+    }
+
+    /// Sets the object and removes any metadata (YapDatabase's rule for `setObject`).
+    ///
+    /// Kept apart from the form with metadata so that a write without metadata handles no
+    /// optional of a generic type: this function is not specialized for its callers' types, and
+    /// each use of such an optional looks up its type metadata (about 325 instructions, an eighth
+    /// of the work around a raw insert's `mdb_put`; callgrind).
+    private func set<A: Archiver>(_ object: A.Value, with archiver: A, forKey key: String, inCollection collection: String) throws {
+        checkWritable()
+        let operation = "setObject"
+        let index = YapDB.Index(collection: collection, key: key)
+        do {
+            try StorageKey.with(collection: collection, key: key, maxKeySize: maxKeySize, operation: operation) { storageKey in
+                try archive(object, with: archiver, into: &valueBuffer, index: index, operation: operation)
+                let existed = try storeArchived(index, at: storageKey, withMetadata: false)
+                try didChange(.row(ChangedRow(index: index, object: .written, metadata: .removed, writtenObject: CachedValue(object), objectArchiver: archiver,
+                                              createdObject: !existed, storedObject: valueBuffer)))
+            }
+        } catch let error as LarderError {
+            throw error.adding(operation: operation, index: index)
+        }
+    }
+
+    /// The part of ``set(_:with:metadata:metadataArchiver:forKey:inCollection:)`` that knows no
+    /// value types: stores `valueBuffer` (and `metadataBuffer` when `withMetadata`, or removes the
+    /// metadata otherwise), counts and records the change. Returns whether an object was there.
+    private func storeArchived(_ index: YapDB.Index, at storageKey: UnsafeRawBufferPointer, withMetadata: Bool) throws -> Bool {
+        try willChange(index, at: storageKey)
+        let existed = try put(valueBuffer, in: lmdb.databases.objects, at: storageKey)
+        if !existed { state.countChanges.add(1, to: index.collection) }
+        state.changes.recordObject(index, existed ? .updated : .inserted)
+        if withMetadata {
+            let had = try put(metadataBuffer, in: lmdb.databases.metadata, at: storageKey)
+            state.changes.recordMetadata(index, had ? .updated : .inserted)
+        } else if existed {
+            // A new object has no metadata to remove (metadata lives only beside an object).
+            if try lmdb.delete(lmdb.databases.metadata, key: storageKey) { state.changes.recordMetadata(index, .removed) }
+        }
+        return existed
     }
 
     /// Stores `object` at (`collection`, `key`) with `archiver`, replacing any object there, and
@@ -257,7 +286,7 @@ public final class ReadWriteTransaction: ReadTransaction {
     /// ```
     /// - Throws: as ``setObject(_:forKey:inCollection:archiver:metadata:metadataArchiver:)``.
     public func setObject<T: Saveable>(_ object: T, forKey key: String, inCollection collection: String) throws {
-        try set(object, with: archiver(T.self, in: collection, fallback: T.archiver), metadata: nil as [UInt8]?, metadataArchiver: RawBytesArchiver(), forKey: key, inCollection: collection)
+        try set(object, with: archiver(T.self, in: collection, fallback: T.archiver), forKey: key, inCollection: collection)
     }
 
     /// Stores `object` at (`collection`, `key`), replacing any object there and **removing any
@@ -265,7 +294,7 @@ public final class ReadWriteTransaction: ReadTransaction {
     /// - Throws: as ``setObject(_:forKey:inCollection:archiver:metadata:metadataArchiver:)``.
     @_disfavoredOverload
     public func setObject<T: Codable>(_ object: T, forKey key: String, inCollection collection: String) throws {
-        try set(object, with: archiver(T.self, in: collection, fallback: MessagePackArchiver<T>()), metadata: nil as [UInt8]?, metadataArchiver: RawBytesArchiver(), forKey: key, inCollection: collection)
+        try set(object, with: archiver(T.self, in: collection, fallback: MessagePackArchiver<T>()), forKey: key, inCollection: collection)
     }
 
     /// Stores `object` and `metadata` at (`collection`, `key`), replacing what was there; a
