@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import LarderMessagePack
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -94,8 +95,8 @@ struct TupleKeyDecoder {
             return .date(Date(timeIntervalSinceReferenceDate: interval))
         case TupleTypeByte.string:
             let content = try readEscaped(at: start)
-            let string = content.unescaped.map { String(validating: $0, as: UTF8.self) }
-                ?? String(validating: UnsafeBufferPointer(rebasing: bytes[content.run]), as: UTF8.self)
+            let string = content.unescaped.map { $0.withUnsafeBytes { MessagePackUTF8.string($0) } }
+                ?? MessagePackUTF8.string(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[content.run])))
             guard let string else {
                 throw Self.corrupt("a string that is not valid UTF-8", at: start)
             }

@@ -433,14 +433,7 @@ package struct MessagePackReader {
 
     /// Builds a String from an in-bounds payload, or nil if it is not valid UTF-8.
     package func makeString(start: Int, length: Int) -> String? {
-        if length == 0 { return "" }
-        let raw = UnsafeRawBufferPointer(rebasing: bytes[start..<start + length])
-        // `String(validating:as:)` is generic and instantiates type metadata on every
-        // call; validating here and then decoding (which repairs nothing once the
-        // bytes are known to be valid) is several times faster for short strings.
-        guard MessagePackUTF8.isValid(raw) else { return nil }
-        // Bytes are only ever read as UInt8, so viewing the raw memory that way is sound.
-        return String(decoding: raw.assumingMemoryBound(to: UInt8.self), as: UTF8.self)
+        MessagePackUTF8.string(UnsafeRawBufferPointer(rebasing: bytes[start..<start + length]))
     }
 
     /// Returns the payload range of the bin value at `offset` and advances past it.

@@ -2,18 +2,6 @@
 extension CountedTree {
     typealias Slot = CountedTreeNodeLayout.Slot
 
-    /// The child of a branch that a key descends to, and what a descent needs to know about it.
-    struct Choice {
-        /// The entry's index in the branch.
-        var index: Int
-        var child: UInt64
-        /// The keys below the child, as the branch counts them, and where that count lies.
-        var count: Int
-        var countField: Range<Int>
-        /// The keys below the children left of this one.
-        var rankBefore: Int
-    }
-
     /// The header, or a fresh one when the tree has never been written.
     func readHeader() throws -> CountedTreeHeader {
         guard let bytes = try storage.node(CountedTreeHeader.id) else { return CountedTreeHeader() }
@@ -98,12 +86,12 @@ extension CountedTree {
     /// The child of a branch (`node`, with entries `slots`, never empty) whose range holds `key`.
     static func choose(
         _ key: UnsafeBufferPointer<UInt8>, in node: UnsafeBufferPointer<UInt8>, _ slots: UnsafeBufferPointer<Slot>
-    ) -> Choice {
+    ) -> CountedTreeChoice {
         let index = CountedTreeNodeLayout.childIndex(for: key, in: node, slots)
         var rankBefore = 0
         for slot in slots[..<index] { rankBefore += slot.count }
         let slot = slots[index]
-        return Choice(index: index, child: slot.child, count: slot.count, countField: slot.countField, rankBefore: rankBefore)
+        return CountedTreeChoice(index: index, child: slot.child, count: slot.count, countField: slot.countField, rankBefore: rankBefore)
     }
 
     /// The entry of a branch whose child holds the key at `rank` within the branch, and that

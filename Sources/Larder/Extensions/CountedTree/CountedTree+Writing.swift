@@ -148,47 +148,19 @@ extension CountedTree {
 
     // MARK: - Private
 
-    /// The branches passed on the way to a leaf, and where a key is in that leaf.
-    private struct Descent {
-        /// One branch passed: its id and bytes, and the child taken.
-        struct Step {
-            var id: UInt64
-            var bytes: [UInt8]
-            /// The index of the child taken, its count, and where that count lies in `bytes`.
-            var index: Int
-            var count: Int
-            var countField: Range<Int>
-        }
-
-        /// Root first.
-        var path: [Step] = []
-        var leafID: UInt64
-        var leafBytes: [UInt8] = []
-        /// The number of keys in the leaf, and where its first entry begins.
-        var leafCount = 0
-        var bodyStart = 0
-        /// The key's index in the leaf: where it is, or where it would be inserted.
-        var index = 0
-        var found = false
-        /// Where the key's entry lies in `leafBytes`: empty, at the insertion point, when absent.
-        var entry: Range<Int> = 0..<0
-        /// The number of keys in the leaves left of this one.
-        var rankBeforeLeaf = 0
-    }
-
     /// Follows `key` from the root to the leaf whose range holds it, keeping the bytes of the
     /// nodes passed, since a write changes them all.
     ///
     /// - Precondition: the tree is not empty (`header.root != 0`).
-    private func descend(to key: UnsafeBufferPointer<UInt8>, header: CountedTreeHeader) throws -> Descent {
-        var descent = Descent(leafID: header.root)
+    private func descend(to key: UnsafeBufferPointer<UInt8>, header: CountedTreeHeader) throws -> CountedTreeDescent {
+        var descent = CountedTreeDescent(leafID: header.root)
         descent.path.reserveCapacity(header.height)
         for _ in 1..<header.height {
             let id = descent.leafID
             let bytes = try nodeBytes(id)
             let choice = try Self.withBranch(bytes, id: id) { node, slots in Self.choose(key, in: node, slots) }
             descent.rankBeforeLeaf += choice.rankBefore
-            descent.path.append(Descent.Step(id: id, bytes: bytes, index: choice.index, count: choice.count, countField: choice.countField))
+            descent.path.append(CountedTreeDescent.Step(id: id, bytes: bytes, index: choice.index, count: choice.count, countField: choice.countField))
             descent.leafID = choice.child
         }
         descent.leafBytes = try nodeBytes(descent.leafID)
@@ -211,7 +183,7 @@ extension CountedTree {
     ///
     /// - Throws: `LarderError(.corrupted)` when a count would go negative, and what the storage
     ///   throws.
-    private func patchCounts(along path: inout [Descent.Step], by delta: Int) throws {
+    private func patchCounts(along path: inout [CountedTreeDescent.Step], by delta: Int) throws {
         // Popping hands over each step's bytes uniquely referenced, so patching does not copy them.
         while var step = path.popLast() {
             let count = step.count + delta
