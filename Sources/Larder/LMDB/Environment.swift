@@ -506,7 +506,12 @@ final class Environment: @unchecked Sendable {  // the handle is used under LMDB
             state.liveTransactions += 1
             state.writing.append(id)
             let attempt = LMDBTransaction.Attempt()
-            let result = Result { try body(LMDBTransaction(handle: txn, environment: self, attempt: attempt)) }
+            let result = Result {
+                let lmdb = LMDBTransaction(handle: txn, environment: self, attempt: attempt)
+                let value = try body(lmdb)
+                try lmdb.flushTreeNodes()  // the cached view nodes, before the commit
+                return value
+            }
             var commitCode: Int32 = MDB_SUCCESS
             var readerCheckDue = false
             if attempt.mapFull || attempt.rolledBack {

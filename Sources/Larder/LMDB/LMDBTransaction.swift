@@ -13,6 +13,15 @@ struct LMDBTransaction {
         var mapFull = false
         /// The body asked to roll back.
         var rolledBack = false
+        /// The counted-tree nodes this attempt's innermost transaction has read or written (see
+        /// ``TreeNodeCache``), made by the first use.
+        private(set) var treeNodesIfAny: TreeNodeCache?
+        var treeNodes: TreeNodeCache {
+            if let treeNodesIfAny { return treeNodesIfAny }
+            let made = TreeNodeCache()
+            treeNodesIfAny = made
+            return made
+        }
     }
 
     let handle: OpaquePointer
@@ -50,17 +59,24 @@ struct LMDBTransaction {
     /// when `body` returns `true` and abandoning it (and only it) when `body` returns `false` or
     /// throws. This transaction must not be used while `body` runs.
     func nested(_ body: (LMDBTransaction) throws -> Bool) throws {
+        // The tree nodes cached so far are this transaction's: they go into it before the child
+        // begins, so the child sees them and its own cache starts empty.
+        try flushTreeNodes()
         var child: OpaquePointer?
         let rc = mdb_txn_begin(environment.handle, handle, 0, &child)
         guard rc == MDB_SUCCESS, let child else { throw fail(rc, "beginNested") }
+        let childTransaction = LMDBTransaction(handle: child, environment: environment, attempt: attempt)
         let keep: Bool
         do {
-            keep = try body(LMDBTransaction(handle: child, environment: environment, attempt: attempt))
+            keep = try body(childTransaction)
+            if keep { try childTransaction.flushTreeNodes() }
         } catch {
+            attempt?.treeNodesIfAny?.discardAll()
             mdb_txn_abort(child)
             throw error
         }
         guard keep else {
+            attempt?.treeNodesIfAny?.discardAll()
             mdb_txn_abort(child)
             return
         }
@@ -182,14 +198,31 @@ struct LMDBTransaction {
         return true
     }
 
+    /// Writes the counted-tree nodes this transaction holds in memory (``TreeNodeCache``) into
+    /// it; before it commits, and before a nested transaction begins.
+    func flushTreeNodes() throws {
+        guard let cache = attempt?.treeNodesIfAny, !cache.isEmpty else { return }
+        try cache.flush(into: self)
+    }
+
+    /// Writes the cached tree nodes of `database` into this transaction before something reads
+    /// it through a cursor or counts it.
+    @inline(__always)
+    private func releaseTreeNodes(of database: DatabaseHandle) throws {
+        guard let cache = attempt?.treeNodesIfAny, cache.holds(database) else { return }
+        try cache.release(database, from: self)
+    }
+
     /// Removes every entry of `database`, keeping the database.
     func empty(_ database: DatabaseHandle) throws(LarderError) {
+        attempt?.treeNodesIfAny?.discard(database)
         let rc = mdb_drop(handle, database.raw, 0)
         if rc != MDB_SUCCESS { throw fail(rc, "empty") }
     }
 
     /// The number of entries in `database`.
-    func count(_ database: DatabaseHandle) throws(LarderError) -> Int {
+    func count(_ database: DatabaseHandle) throws -> Int {
+        try releaseTreeNodes(of: database)
         var stat = MDB_stat()
         let rc = mdb_stat(handle, database.raw, &stat)
         if rc != MDB_SUCCESS { throw fail(rc, "stat") }
@@ -198,6 +231,7 @@ struct LMDBTransaction {
 
     /// Runs `body` with a cursor on `database`, closing it afterwards.
     func withCursor<R>(_ database: DatabaseHandle, _ body: (inout Cursor) throws -> R) throws -> R {
+        try releaseTreeNodes(of: database)
         var cursor: OpaquePointer?
         let rc = mdb_cursor_open(handle, database.raw, &cursor)
         guard rc == MDB_SUCCESS, let cursor else { throw fail(rc, "cursor") }
