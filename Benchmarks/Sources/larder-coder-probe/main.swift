@@ -15,55 +15,28 @@ import Larder
 import LarderBenchKit
 import MallocInterposerSwift
 
-/// Decodes `bytes` `count` times; returns a checksum of the results so nothing is optimized away.
+/// Decodes `bytes` `count` times with `archiver`; returns a checksum of the results (`checksum` of
+/// each) so nothing is optimized away.
 @inline(never)
-func probeDecodes(_ archiver: MessagePackArchiver<Item>, _ bytes: [UInt8], count: Int) throws -> Int {
+func probeDecodes<A: Archiver>(_ archiver: A, _ bytes: [UInt8], count: Int, checksum: (A.Value) -> Int) throws -> Int {
     var total = 0
     try bytes.withUnsafeBytes { raw in
         for _ in 0..<count {
-            let item = try archiver.unarchive(raw, format: .messagePack)
-            total &+= item.stock &+ item.name.utf8.count
+            total &+= checksum(try archiver.unarchive(raw, format: .messagePack))
         }
     }
     return total
 }
 
-/// Encodes `item` `count` times into one reused buffer; returns the bytes written.
+/// Encodes `value` `count` times with `archiver` into one reused buffer; returns the bytes written.
 @inline(never)
-func probeEncodes(_ archiver: MessagePackArchiver<Item>, _ item: Item, count: Int) throws -> Int {
+func probeEncodes<A: Archiver>(_ archiver: A, _ value: A.Value, count: Int) throws -> Int {
     var total = 0
     var buffer: [UInt8] = []
     buffer.reserveCapacity(256)
     for _ in 0..<count {
         buffer.removeAll(keepingCapacity: true)
-        try archiver.archive(item, into: &buffer)
-        total &+= buffer.count
-    }
-    return total
-}
-
-/// `probeDecodes` through the generated archiver (`@Archived`).
-@inline(never)
-func probeGeneratedDecodes(_ archiver: GeneratedArchiver<GeneratedItem>, _ bytes: [UInt8], count: Int) throws -> Int {
-    var total = 0
-    try bytes.withUnsafeBytes { raw in
-        for _ in 0..<count {
-            let item = try archiver.unarchive(raw, format: .messagePack)
-            total &+= item.stock &+ item.name.utf8.count
-        }
-    }
-    return total
-}
-
-/// `probeEncodes` through the generated archiver (`@Archived`).
-@inline(never)
-func probeGeneratedEncodes(_ archiver: GeneratedArchiver<GeneratedItem>, _ item: GeneratedItem, count: Int) throws -> Int {
-    var total = 0
-    var buffer: [UInt8] = []
-    buffer.reserveCapacity(256)
-    for _ in 0..<count {
-        buffer.removeAll(keepingCapacity: true)
-        try archiver.archive(item, into: &buffer)
+        try archiver.archive(value, into: &buffer)
         total &+= buffer.count
     }
     return total
@@ -97,14 +70,16 @@ let generatedItem = GeneratedItem(item)
 let generatedBytes = try { var out: [UInt8] = []; try generated.archive(generatedItem, into: &out); return out }()
 precondition(generatedBytes == bytes, "larder-coder-probe: the generated archiver writes other bytes than Codable")
 if arguments[1] == "generated-decode" {
-    _ = try probeGeneratedDecodes(generated, bytes, count: 1)
-    allocationCount = try allocations { checksum = try probeGeneratedDecodes(generated, bytes, count: count) }
+    let sum = { (item: GeneratedItem) in item.stock &+ item.name.utf8.count }
+    _ = try probeDecodes(generated, bytes, count: 1, checksum: sum)
+    allocationCount = try allocations { checksum = try probeDecodes(generated, bytes, count: count, checksum: sum) }
 } else if arguments[1] == "generated-encode" {
-    _ = try probeGeneratedEncodes(generated, generatedItem, count: 1)
-    allocationCount = try allocations { checksum = try probeGeneratedEncodes(generated, generatedItem, count: count) }
+    _ = try probeEncodes(generated, generatedItem, count: 1)
+    allocationCount = try allocations { checksum = try probeEncodes(generated, generatedItem, count: count) }
 } else if arguments[1] == "decode" {
-    _ = try probeDecodes(archiver, bytes, count: 1)   // warm: first use of the archiver
-    allocationCount = try allocations { checksum = try probeDecodes(archiver, bytes, count: count) }
+    let sum = { (item: Item) in item.stock &+ item.name.utf8.count }
+    _ = try probeDecodes(archiver, bytes, count: 1, checksum: sum)   // warm: first use of the archiver
+    allocationCount = try allocations { checksum = try probeDecodes(archiver, bytes, count: count, checksum: sum) }
 } else {
     _ = try probeEncodes(archiver, item, count: 1)
     allocationCount = try allocations { checksum = try probeEncodes(archiver, item, count: count) }

@@ -95,8 +95,12 @@ struct TupleKeyDecoder {
             return .date(Date(timeIntervalSinceReferenceDate: interval))
         case TupleTypeByte.string:
             let content = try readEscaped(at: start)
-            let string = content.unescaped.map { $0.withUnsafeBytes { MessagePackUTF8.string($0) } }
-                ?? MessagePackUTF8.string(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[content.run])))
+            let string: String?
+            if let unescaped = content.unescaped {
+                string = unescaped.withUnsafeBytes { MessagePackUTF8.string($0) }
+            } else {
+                string = MessagePackUTF8.string(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[content.run])))
+            }
             guard let string else {
                 throw Self.corrupt("a string that is not valid UTF-8", at: start)
             }

@@ -131,6 +131,7 @@ final class TreeNodeCache {
         databases.removeAll { $0 == database.raw }
     }
 
+    /// Writes the changed nodes among `keys` to `lmdb`; the callers forget the keys right after.
     private func write(_ keys: [Key], into lmdb: LMDBTransaction) throws {
         for key in keys {
             let database = DatabaseHandle(raw: key.database)
@@ -139,10 +140,8 @@ final class TreeNodeCache {
                 try withUnsafeBytes(of: key.id.bigEndian) { id in
                     try bytes.withUnsafeBytes { try lmdb.put(database, key: id, value: $0) }
                 }
-                entries[key] = .clean(bytes)
             case .absent(removed: true):
                 _ = try withUnsafeBytes(of: key.id.bigEndian) { try lmdb.delete(database, key: $0) }
-                entries[key] = .absent(removed: false)
             case .clean, .absent(removed: false), nil:
                 break
             }

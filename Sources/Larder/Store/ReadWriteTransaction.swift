@@ -211,20 +211,13 @@ public final class ReadWriteTransaction: ReadTransaction {
             try set(object, with: archiver, forKey: key, inCollection: collection)
             return
         }
-        checkWritable()
-        let operation = "setObject"
-        let index = YapDB.Index(collection: collection, key: key)
-        do {
-            try StorageKey.with(collection: collection, key: key, maxKeySize: maxKeySize, operation: operation) { storageKey in
-                try archive(object, with: archiver, into: &valueBuffer, index: index, operation: operation)
-                try archive(metadata, with: metadataArchiver, into: &metadataBuffer, index: index, operation: operation)
-                let existed = try storeArchived(index, at: storageKey, withMetadata: true)
-                try didChange(.row(ChangedRow(index: index, object: .written, metadata: .written, writtenObject: CachedValue(object), objectArchiver: archiver,
-                                              metadataValue: CachedValue(metadata), metadataArchiver: metadataArchiver, createdObject: !existed,
-                                              storedObject: valueBuffer, storedMetadata: metadataBuffer)))
-            }
-        } catch let error as LarderError {
-            throw error.adding(operation: operation, index: index)
+        try setting(forKey: key, inCollection: collection) { index, storageKey in
+            try archive(object, with: archiver, into: &valueBuffer, index: index, operation: "setObject")
+            try archive(metadata, with: metadataArchiver, into: &metadataBuffer, index: index, operation: "setObject")
+            let existed = try storeArchived(index, at: storageKey, withMetadata: true)
+            try didChange(.row(ChangedRow(index: index, object: .written, metadata: .written, writtenObject: CachedValue(object), objectArchiver: archiver,
+                                          metadataValue: CachedValue(metadata), metadataArchiver: metadataArchiver, createdObject: !existed,
+                                          storedObject: valueBuffer, storedMetadata: metadataBuffer)))
         }
     }
 
@@ -235,18 +228,23 @@ public final class ReadWriteTransaction: ReadTransaction {
     /// each use of such an optional looks up its type metadata (about 325 instructions, an eighth
     /// of the work around a raw insert's `mdb_put`; callgrind).
     private func set<A: Archiver>(_ object: A.Value, with archiver: A, forKey key: String, inCollection collection: String) throws {
+        try setting(forKey: key, inCollection: collection) { index, storageKey in
+            try archive(object, with: archiver, into: &valueBuffer, index: index, operation: "setObject")
+            let existed = try storeArchived(index, at: storageKey, withMetadata: false)
+            try didChange(.row(ChangedRow(index: index, object: .written, metadata: .removed, writtenObject: CachedValue(object), objectArchiver: archiver,
+                                          createdObject: !existed, storedObject: valueBuffer)))
+        }
+    }
+
+    /// The frame of both `set` forms: checks the transaction, validates and frames the storage
+    /// key, and names the operation and index in the errors `body` throws.
+    private func setting(forKey key: String, inCollection collection: String, _ body: (YapDB.Index, UnsafeRawBufferPointer) throws -> Void) throws {
         checkWritable()
-        let operation = "setObject"
         let index = YapDB.Index(collection: collection, key: key)
         do {
-            try StorageKey.with(collection: collection, key: key, maxKeySize: maxKeySize, operation: operation) { storageKey in
-                try archive(object, with: archiver, into: &valueBuffer, index: index, operation: operation)
-                let existed = try storeArchived(index, at: storageKey, withMetadata: false)
-                try didChange(.row(ChangedRow(index: index, object: .written, metadata: .removed, writtenObject: CachedValue(object), objectArchiver: archiver,
-                                              createdObject: !existed, storedObject: valueBuffer)))
-            }
+            try StorageKey.with(collection: collection, key: key, maxKeySize: maxKeySize, operation: "setObject") { try body(index, $0) }
         } catch let error as LarderError {
-            throw error.adding(operation: operation, index: index)
+            throw error.adding(operation: "setObject", index: index)
         }
     }
 

@@ -45,11 +45,22 @@ public struct MessagePackFieldReader {
         }
     }
 
-    /// Counts one more open container, refusing the 513th.
+    /// Reads a container's header with `readHeader` and counts one more open container,
+    /// refusing the 513th; on failure the position stays before the header.
     @inline(__always)
-    private mutating func enterContainer(at start: Int) throws(MessagePackReadError) {
-        guard depth < MessagePackReader.maximumDepth else { throw .depthLimitExceeded(offset: start) }
-        depth += 1
+    private mutating func openContainer(
+        expecting type: Any.Type, _ readHeader: (MessagePackReader, inout Int) throws(MessagePackReadError) -> Int
+    ) throws -> Int {
+        let start = offset
+        do throws(MessagePackReadError) {
+            let count = try readHeader(reader, &offset)
+            guard depth < MessagePackReader.maximumDepth else { throw .depthLimitExceeded(offset: start) }
+            depth += 1
+            return count
+        } catch {
+            offset = start
+            throw error.decodingError(expecting: type, codingPath: [])
+        }
     }
 
     // MARK: Maps, for generated code
@@ -57,15 +68,7 @@ public struct MessagePackFieldReader {
     /// Reads a map header and returns its entry count.
     /// - Throws: `DecodingError.typeMismatch` when the value is not a map.
     public mutating func beginMap(of type: Any.Type) throws -> Int {
-        let start = offset
-        do throws(MessagePackReadError) {
-            let count = try reader.readMapHeader(at: &offset)
-            try enterContainer(at: start)
-            return count
-        } catch {
-            offset = start
-            throw error.decodingError(expecting: type, codingPath: [])
-        }
+        try openContainer(expecting: type) { reader, offset throws(MessagePackReadError) in try reader.readMapHeader(at: &offset) }
     }
 
     /// Reads the next entry's key; ``keyIs(_:)`` then compares it.
@@ -248,15 +251,7 @@ public struct MessagePackFieldReader {
     /// Reads an array header and returns its element count.
     /// - Throws: `DecodingError` before anything else.
     public mutating func readArrayHeader() throws -> Int {
-        let start = offset
-        do throws(MessagePackReadError) {
-            let count = try reader.readArrayHeader(at: &offset)
-            try enterContainer(at: start)
-            return count
-        } catch {
-            offset = start
-            throw error.decodingError(expecting: [Any].self, codingPath: [])
-        }
+        try openContainer(expecting: [Any].self) { reader, offset throws(MessagePackReadError) in try reader.readArrayHeader(at: &offset) }
     }
 
     @inline(__always)
