@@ -292,6 +292,24 @@ struct TupleKeyTests {
         #expect(TupleKey("books").bytes + TupleKey(42, true).bytes == key.bytes)
     }
 
+    /// Views and indexes write their keys' bytes straight into a buffer instead of making the
+    /// tuple: the bytes must be the tuple's, NULs, empty and non-ASCII strings included.
+    @Test func extensionKeysAreTheirTuples() async {
+        let input = Generator { rng in
+            (TupleSamples.string(using: &rng), TupleSamples.tuple(using: &rng),
+             YapDB.Index(collection: TupleSamples.string(using: &rng), key: TupleSamples.string(using: &rng)))
+        }
+        await propertyCheck(count: 400, input: input) { group, sort, index in
+            let item = TupleKey([.string(group), .tuple(sort.components), .string(index.collection), .string(index.key)])
+            #expect(ListRuntime<Int, NoMetadata>.itemKey(group: group, sort: sort, index: index) == item.bytes, "\(item)")
+            let entry = TupleKey(sort.components + [.string(index.collection), .string(index.key)])
+            #expect(SecondaryIndexRuntime<Int, NoMetadata>.entryBytes(sort, index) == entry.bytes, "\(entry)")
+            var alone: [UInt8] = [0xAB]
+            TupleComponent.appendString(group, to: &alone)
+            #expect(alone == [0xAB] + TupleKey([.string(group)]).bytes)
+        }
+    }
+
     // MARK: Swift values
 
     @Test func swiftValuesConvert() {
@@ -673,14 +691,18 @@ enum TupleSamples {
             }
             return .date(Date(timeIntervalSinceReferenceDate: Double.random(in: -1e10...1e10, using: &rng)))
         case 6:
-            let pieces = (0..<Int.random(in: 0...3, using: &rng)).map { _ in pick(stringPieces, using: &rng) }
-            return .string(pieces.joined())
+            return .string(string(using: &rng))
         case 7:
             let pieces = (0..<Int.random(in: 0...3, using: &rng)).map { _ in pick(bytePieces, using: &rng) }
             return .bytes(pieces.flatMap { $0 })
         default:
             return .tuple(components(depth: depth + 1, using: &rng))
         }
+    }
+
+    /// A string of up to three pieces: empty, NULs, combining marks, astral characters.
+    static func string(using rng: inout some RandomNumberGenerator) -> String {
+        (0..<Int.random(in: 0...3, using: &rng)).map { _ in pick(stringPieces, using: &rng) }.joined()
     }
 
     private static func pick<T>(_ pool: [T], using rng: inout some RandomNumberGenerator) -> T {

@@ -38,8 +38,7 @@ extension TupleComponent {
             let interval = date.timeIntervalSinceReferenceDate + 0.0
             Self.appendBigEndian(Self.orderedBits(of: interval), to: &buffer)
         case .string(let string):
-            buffer.append(TupleTypeByte.string)
-            Self.appendEscaped(string.utf8, to: &buffer)
+            Self.appendString(string, to: &buffer)
         case .bytes(let bytes):
             buffer.append(TupleTypeByte.bytes)
             Self.appendEscaped(bytes, to: &buffer)
@@ -80,6 +79,22 @@ extension TupleComponent {
 
     private static func appendBigEndian(_ value: UInt64, to buffer: inout [UInt8]) {
         appendLowBytes(value, count: 8, to: &buffer)
+    }
+
+    /// Appends the encoding of `.string(string)`, without making the component: the type byte,
+    /// the escaped UTF-8, the terminator.
+    static func appendString(_ string: String, to buffer: inout [UInt8]) {
+        buffer.append(TupleTypeByte.string)
+        var string = string
+        // Native strings are contiguous UTF-8: no generic walk of the UTF-8 view.
+        string.withUTF8 { utf8 in
+            if let base = utf8.baseAddress, memchr(base, 0, utf8.count) == nil {
+                buffer.append(contentsOf: utf8)
+                buffer.append(0)
+            } else {
+                appendEscaped(utf8, to: &buffer)
+            }
+        }
     }
 
     private static func appendEscaped(_ bytes: some Collection<UInt8>, to buffer: inout [UInt8]) {

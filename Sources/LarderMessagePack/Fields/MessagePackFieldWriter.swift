@@ -70,8 +70,10 @@ public struct MessagePackFieldWriter {
         try write(value, forKey: key)
     }
 
+    /// Writes `key` as a str, as a map's key; the value comes next.
+    /// - Throws: `EncodingError.invalidValue` when the key has no MessagePack form.
     @usableFromInline
-    mutating func writeKey(_ key: StaticString) throws {
+    package mutating func writeKey(_ key: StaticString) throws {
         guard key.hasPointerRepresentation else {
             try writeString(String(key.unicodeScalar))
             return

@@ -35,7 +35,7 @@ final class FilteredViewRuntime<Object: Codable & Sendable, Metadata: Codable & 
         guard let parentKey,
               let object = try txn.extensionObject(Object.self, at: index, written: writtenObject) else { return nil }
         let metadata = Metadata.self == NoMetadata.self ? nil : try txn.extensionMetadata(Metadata.self, at: index, written: writtenMetadata)
-        let group = try ListRuntime<Object, Metadata>.split(itemKey: parentKey).group
+        let group = try ListRuntime<Object, Metadata>.group(ofItemKey: parentKey)
         return definition.filter(group, index, object, metadata) ? parentKey : nil
     }
 
@@ -49,7 +49,7 @@ final class FilteredViewRuntime<Object: Codable & Sendable, Metadata: Codable & 
         guard case .row(let row) = change else { return try list.applyRemoval(change, in: txn) }
         let key = try filtered(row.index, parentKey: try parentKey(of: row.index, in: txn), in: txn,
                                writtenObject: row.writtenObjectBox, writtenMetadata: row.metadataChanged ? row.writtenMetadata : nil)
-        try list.place(row.index, at: key, in: txn)
+        try list.place(row.index, at: key, in: txn, created: row.createdObject)
     }
 
     func rebuild(in txn: ReadWriteTransaction, progress: (Int, Int) -> Void) throws {

@@ -32,10 +32,20 @@ final class SecondaryIndexRuntime<Object: Codable & Sendable, Metadata: Codable 
         return (YapDB.Index(collection: collection, key: key), TupleKey(components))
     }
 
+    /// The bytes of the entry of `index` with `columns`: those of `TupleKey(columns.components +
+    /// [.string(collection), .string(key)])`, written straight into one buffer sized for them.
+    static func entryBytes(_ columns: TupleKey, _ index: YapDB.Index) -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(index.collection.utf8.count + index.key.utf8.count + 4 + 16 * columns.components.count)
+        columns.encode(into: &bytes)
+        TupleComponent.appendString(index.collection, to: &bytes)
+        TupleComponent.appendString(index.key, to: &bytes)
+        return bytes
+    }
+
     /// The entry key of `index` with `columns`.
     private func entryKey(_ columns: TupleKey, _ index: YapDB.Index, maxKeySize: Int) throws -> [UInt8] {
-        var bytes = columns.bytes
-        TupleKey([.string(index.collection), .string(index.key)]).encode(into: &bytes)
+        let bytes = Self.entryBytes(columns, index)
         guard bytes.count <= maxKeySize else {
             throw LarderError(.keyTooLong, "the index entry (columns, collection and key) takes \(bytes.count) bytes; the limit is \(maxKeySize)", operation: "secondaryIndex", index: index, extensionName: name)
         }
@@ -45,7 +55,8 @@ final class SecondaryIndexRuntime<Object: Codable & Sendable, Metadata: Codable 
     func apply(_ change: WriteChange, in txn: ReadWriteTransaction) throws {
         switch change {
         case .row(let row):
-            try update(row.index, in: txn, writtenObject: row.writtenObjectBox, writtenMetadata: row.metadataChanged ? row.writtenMetadata : nil)
+            try update(row.index, in: txn, writtenObject: row.writtenObjectBox, writtenMetadata: row.metadataChanged ? row.writtenMetadata : nil,
+                       created: row.createdObject)
         case .removed(let index):
             try remove(index, in: txn)
         case .cleared(let collection):
@@ -57,7 +68,11 @@ final class SecondaryIndexRuntime<Object: Codable & Sendable, Metadata: Codable 
         }
     }
 
-    private func update(_ index: YapDB.Index, in txn: ReadWriteTransaction, writtenObject: CachedValueBox?, writtenMetadata: CachedValueBox??) throws {
+    /// Puts the entry of `index` as its object and metadata say now. `created`: the write just
+    /// created the object, so it has no entry yet (every removal takes the entry with it) and
+    /// the map is not read.
+    private func update(_ index: YapDB.Index, in txn: ReadWriteTransaction, writtenObject: CachedValueBox?, writtenMetadata: CachedValueBox??,
+                        created: Bool = false) throws {
         var newEntry: [UInt8]?
         if let object = try txn.extensionObject(Object.self, at: index, written: writtenObject) {
             let metadata = readsMetadata ? try txn.extensionMetadata(Metadata.self, at: index, written: writtenMetadata) : nil
@@ -66,7 +81,7 @@ final class SecondaryIndexRuntime<Object: Codable & Sendable, Metadata: Codable 
             }
         }
         try StorageKey.with(collection: index.collection, key: index.key, maxKeySize: txn.maxKeySize, operation: "secondaryIndex") { storageKey in
-            let old = try txn.lmdb.get(parts["map"], key: storageKey).map { [UInt8]($0) }
+            let old = created ? nil : try txn.lmdb.get(parts["map"], key: storageKey).map { [UInt8]($0) }
             guard old != newEntry else { return }
             if let old { _ = try old.withUnsafeBytes { try txn.lmdb.delete(parts["entries"], key: $0) } }
             if let newEntry {

@@ -27,8 +27,20 @@ struct ListRuntime<Object: Codable & Sendable, Metadata: Codable & Sendable>: Se
 
     // MARK: Item keys
 
+    /// The bytes of `TupleKey([.string(group), .tuple(sort.components), .string(collection),
+    /// .string(key)])`, written straight into one buffer sized for them.
     static func itemKey(group: String, sort: TupleKey, index: YapDB.Index) -> [UInt8] {
-        TupleKey([.string(group), .tuple(sort.components), .string(index.collection), .string(index.key)]).bytes
+        var bytes: [UInt8] = []
+        // Each string: a type byte and a terminator (more only for NULs); the sort key's
+        // components rarely pass 16 bytes each.
+        bytes.reserveCapacity(group.utf8.count + index.collection.utf8.count + index.key.utf8.count + 8 + 16 * sort.components.count)
+        TupleComponent.appendString(group, to: &bytes)
+        bytes.append(TupleTypeByte.nestedStart)
+        sort.encode(into: &bytes)
+        bytes.append(TupleTypeByte.nestedEnd)
+        TupleComponent.appendString(index.collection, to: &bytes)
+        TupleComponent.appendString(index.key, to: &bytes)
+        return bytes
     }
 
     /// The encoded group at the start of an item key (its first tuple component: the string type
@@ -47,6 +59,13 @@ struct ListRuntime<Object: Codable & Sendable, Metadata: Codable & Sendable>: Se
             position += 1
         }
         return itemKey[...]
+    }
+
+    /// The group an item key starts with, read from its bytes without decoding the rest.
+    /// - Throws: ``LarderError/Code/corruptValue`` when the key does not start with a string.
+    static func group(ofItemKey itemKey: [UInt8]) throws -> String {
+        let key = try groupKey(ofItemKey: itemKey)
+        return key.withUnsafeBytes { groupName($0) }
     }
 
     /// The group and index of an item key.
@@ -70,11 +89,16 @@ struct ListRuntime<Object: Codable & Sendable, Metadata: Codable & Sendable>: Se
 
     /// Puts the item `index` at `itemKey` (`nil`: takes it out of the list), keeping the map and
     /// the group counts, and notes the item as changed in this transaction.
-    func place(_ index: YapDB.Index, at itemKey: [UInt8]?, in txn: ReadWriteTransaction) throws {
+    ///
+    /// `created` says the write just created the object at `index`: no object was there, so the
+    /// list holds no item for it (every removal of an object takes its item out in the same
+    /// transaction) and the map is not read.
+    func place(_ index: YapDB.Index, at itemKey: [UInt8]?, in txn: ReadWriteTransaction, created: Bool = false) throws {
         let lmdb = txn.lmdb
         txn.extensionWork.noteTouched(index, by: name)
+        if created && itemKey == nil { return }
         try StorageKey.with(collection: index.collection, key: index.key, maxKeySize: txn.maxKeySize, operation: "view") { storageKey in
-            let old = try lmdb.get(parts["map"], key: storageKey).map { [UInt8]($0) }
+            let old = created ? nil : try lmdb.get(parts["map"], key: storageKey).map { [UInt8]($0) }
             guard old != itemKey else { return }
             if let itemKey, itemKey.count > txn.maxKeySize {
                 throw LarderError(.keyTooLong, "the view item (group, sort key, collection, key) takes \(itemKey.count) bytes; the limit is \(txn.maxKeySize)", operation: "view", index: index, extensionName: name)
@@ -192,7 +216,7 @@ struct ListRuntime<Object: Codable & Sendable, Metadata: Codable & Sendable>: Se
         guard let itemKey = try StorageKey.with(collection: index.collection, key: index.key, maxKeySize: maxKeySize, operation: "view", {
             try lmdb.get(parts["map"], key: $0).map { [UInt8]($0) }
         }) else { return nil }
-        let group = try Self.split(itemKey: itemKey).group
+        let group = try Self.group(ofItemKey: itemKey)
         let tree = tree(lmdb)
         let start: Int
         if let known = groupStarts[group] {
@@ -222,7 +246,7 @@ struct ListRuntime<Object: Codable & Sendable, Metadata: Codable & Sendable>: Se
         let touched = txn.extensionWork.touched(by: name)
         guard !touched.isEmpty else { return nil }
         guard touched.count <= Self.itemizedChangeLimit else {
-            return try MessagePackEncoder().encode(ViewChanges(isReset: true))
+            return try ViewChanges(isReset: true).messagePackBytes()
         }
         // The committed state before this transaction, read beside it.
         return try txn.lmdb.environment.read { before in
@@ -255,7 +279,7 @@ struct ListRuntime<Object: Codable & Sendable, Metadata: Codable & Sendable>: Se
             }
             guard !changes.rows.isEmpty || !changes.sections.isEmpty else { return nil }
             changes.rows.sort { ($0.index.collection, $0.index.key) < ($1.index.collection, $1.index.key) }
-            return try MessagePackEncoder().encode(changes)
+            return try changes.messagePackBytes()
         }
     }
 

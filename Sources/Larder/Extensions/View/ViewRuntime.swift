@@ -29,7 +29,7 @@ final class ViewRuntime<Object: Codable & Sendable, Metadata: Codable & Sendable
     func apply(_ change: WriteChange, in txn: ReadWriteTransaction) throws {
         guard case .row(let row) = change else { return try list.applyRemoval(change, in: txn) }
         let key = try itemKey(row.index, in: txn, writtenObject: row.writtenObjectBox, writtenMetadata: row.metadataChanged ? row.writtenMetadata : nil)
-        try list.place(row.index, at: key, in: txn)
+        try list.place(row.index, at: key, in: txn, created: row.createdObject)
     }
 
     func rebuild(in txn: ReadWriteTransaction, progress: (Int, Int) -> Void) throws {
