@@ -239,6 +239,49 @@ struct CountedTreeTests {
         #expect(Array(storage.nodes.keys) == [0])
     }
 
+    /// Batches of changes applied at once (``CountedTree/apply(sorted:)``), as a write
+    /// transaction applies a view's changes: small and large batches, runs of keys in one leaf
+    /// and across many, leaves that must split or rebalance, keys removed that are absent and
+    /// inserted that are present, down to an empty tree and up again.
+    @Test(arguments: [(UInt64(0x5eed_1001), 4), (0x5eed_1002, 5), (0x5eed_1003, 8), (0x5eed_1004, 64)])
+    func batchesAgreeWithASortedArray(seed: UInt64, fanout: Int) throws {
+        var random = SplitMix(seed: seed)
+        let storage = CountingTreeStorage()
+        let tree = CountedTree(storage: storage, fanout: fanout)
+        var model: [[UInt8]] = []
+        var largest = 0
+        for round in 0..<160 {
+            let context = "seed \(seed), fanout \(fanout), round \(round)"
+            // Growing, then mixed, then shrinking; now and then everything goes.
+            let insertPercent = round < 60 ? 80 : round < 110 ? 50 : 15
+            var batch: [[UInt8]: Bool] = [:]
+            for _ in 0..<[1, 2, 3, 8, 40, 200][Int.random(in: 0..<6, using: &random)] {
+                if round % 37 == 36, let present = model.randomElement(using: &random) {
+                    batch[present] = false
+                } else if Int.random(in: 0..<100, using: &random) < insertPercent {
+                    batch[Int.random(in: 0..<6, using: &random) == 0 ? model.randomElement(using: &random) ?? random.key() : random.key()] = true
+                } else {
+                    batch[Int.random(in: 0..<6, using: &random) == 0 || model.isEmpty ? random.key() : model.randomElement(using: &random)!] = false
+                }
+            }
+            if round % 37 == 36 { for key in model { batch[key] = false } }
+            let changes = batch.map { CountedTreeChange(key: $0.key, present: $0.value) }
+                .sorted { $0.key.lexicographicallyPrecedes($1.key) }
+            try tree.apply(sorted: changes)
+            for change in changes {
+                let at = modelRank(of: change.key, in: model)
+                let present = at < model.count && model[at] == change.key
+                if change.present && !present { model.insert(change.key, at: at) }
+                if !change.present && present { model.remove(at: at) }
+            }
+            largest = max(largest, model.count)
+            try #require(try tree.count() == model.count, "count, \(context)")
+            try #require(try tree.keys(from: 0, limit: model.count + 1, reversed: false) == model, "keys, \(context)")
+            try expectAgreement(tree, model, &random, context: context)
+        }
+        #expect(largest > 400)
+    }
+
     /// Compares every kind of query against the model, and checks the structure.
     private func expectAgreement(
         _ tree: CountedTree<CountingTreeStorage>, _ model: [[UInt8]], _ random: inout SplitMix, context: String

@@ -11,12 +11,17 @@ struct TreeNodeCacheTests {
     /// Random writes with the view read back inside the same transaction after each one, against
     /// a brute-force model; some transactions roll back, some empty every collection and go on.
     /// `byteLimit` is the cache's limit during the run: the smallest makes it write its nodes out
-    /// at nearly every change.
-    @Test(arguments: [8 << 20, 4_096, 1])
-    func viewReadsInsideTheirWriteSeeItsChanges(byteLimit: Int) throws {
+    /// at nearly every change. `pendingLimit` is the limit of the tree's changes waiting to be
+    /// applied (`PendingTreeChanges`): the smallest applies them at every change, a medium one
+    /// every few changes, in the middle of the transaction.
+    @Test(arguments: [(8 << 20, 4 << 20), (4_096, 1), (1, 600), (8 << 20, 200)])
+    func viewReadsInsideTheirWriteSeeItsChanges(byteLimit: Int, pendingLimit: Int) throws {
         let saved = TreeNodeCache.byteLimit.load(ordering: .relaxed)
         TreeNodeCache.byteLimit.store(byteLimit, ordering: .relaxed)
         defer { TreeNodeCache.byteLimit.store(saved, ordering: .relaxed) }
+        let savedPending = ExtensionMaintenance.pendingTreeByteLimit.load(ordering: .relaxed)
+        ExtensionMaintenance.pendingTreeByteLimit.store(pendingLimit, ordering: .relaxed)
+        defer { ExtensionMaintenance.pendingTreeByteLimit.store(savedPending, ordering: .relaxed) }
         let seed = UInt64.random(in: 0...UInt64.max)
         var random = SplitMix(seed: seed)
         try withStore { db, _ in

@@ -274,6 +274,30 @@ struct ViewTests {
         }
     }
 
+    /// Registering a view over stored objects (and again after unregistering it) lists every one of them
+    /// in order, and the rebuilt state is what `verifyExtensions()` recomputes.
+    @Test func aViewRegisteredOverStoredObjectsListsThemAll() throws {
+        try withStore { db, _ in
+            var model: [YapDB.Index: Item] = [:]
+            try db.write { txn in
+                for n in 0..<700 {
+                    let item = Item(category: ["a", "b", "hidden", ""][n % 4], price: Double((n * 37) % 101), name: "")
+                    try txn.setObject(item, forKey: "k\(n)", inCollection: n % 3 == 0 ? "more" : "items")
+                    model[YapDB.Index(collection: n % 3 == 0 ? "more" : "items", key: "k\(n)")] = item
+                }
+            }
+            for tag in ["1", "2"] {
+                if tag == "2" { try db.unregisterExtension(named: "byCategory") }
+                let view = try db.register(Self.byCategory(Calls(), tag: tag), named: "byCategory")
+                var random = SplitMix(seed: 7)
+                try db.read { txn in
+                    try Self.check(txn, view, Self.expected(model), model: model, random: &random, "tag \(tag)")
+                }
+                #expect(try db.verifyExtensions().isEmpty, "tag \(tag)")
+            }
+        }
+    }
+
     @Test func aRebuildIsReportedAsAReset() throws {
         let directory = TemporaryDirectory()
         let path = directory.file("store")

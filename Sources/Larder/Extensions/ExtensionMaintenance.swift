@@ -1,3 +1,5 @@
+import Synchronization
+
 /// The extensions' part of the write path: hands each change to the extensions that read its
 /// collection (dependencies first), keeps what they note during the transaction, and collects
 /// their changes for the commit's changeset.
@@ -13,6 +15,9 @@ final class ExtensionMaintenance: WriteParticipant {
     /// delete rules), by key. Not forked: an operation does not span two callers of a group
     /// commit.
     var scratch: [String: AnyObject] = [:]
+    /// The view trees' changes not yet applied, by the tree's database (not the view's name:
+    /// `verifyExtensions()` rebuilds a view under its name into other databases).
+    private var pendingTrees: [DatabaseHandle: PendingTreeChanges] = [:]
 
     init(registry: ExtensionRegistry) {
         self.registry = registry
@@ -24,6 +29,7 @@ final class ExtensionMaintenance: WriteParticipant {
         runtimes = other.runtimes
         touched = other.touched
         collectionRequests = other.collectionRequests
+        pendingTrees = other.pendingTrees
     }
 
     func fork() -> ExtensionMaintenance {
@@ -40,6 +46,29 @@ final class ExtensionMaintenance: WriteParticipant {
     /// The indexes extension `name` saw change in this transaction.
     func touched(by name: String) -> Set<YapDB.Index> {
         touched[name] ?? []
+    }
+
+    /// Beyond this many bytes of changes waiting for one tree, they are applied at once, so that
+    /// a bulk write does not hold them all in memory. Tests lower it.
+    static let pendingTreeByteLimit = Atomic<Int>(4 << 20)
+
+    /// Notes that `key` must end up in the tree kept in `database` (`present`) or out of it;
+    /// returns whether the changes waiting for that tree passed ``pendingTreeByteLimit``.
+    func deferTreeChange(_ key: [UInt8], present: Bool, in database: DatabaseHandle) -> Bool {
+        pendingTrees[database, default: PendingTreeChanges()].add(key, present: present)
+        return pendingTrees[database]!.bytes > Self.pendingTreeByteLimit.load(ordering: .relaxed)
+    }
+
+    /// The changes waiting for the tree in `database`, netted and in key order, which are no
+    /// longer waiting; `nil` when there are none.
+    func takePendingTreeChanges(for database: DatabaseHandle) -> [CountedTreeChange]? {
+        guard !pendingTrees.isEmpty, let pending = pendingTrees.removeValue(forKey: database) else { return nil }
+        return pending.netted()
+    }
+
+    /// Forgets the changes waiting for the tree in `database` (it was emptied).
+    func discardPendingTreeChanges(for database: DatabaseHandle) {
+        pendingTrees[database] = nil
     }
 
     /// Asks for a garbage collection by the relationships extension `name` before the commit.

@@ -91,7 +91,8 @@ extension CountedTree {
         var rankBefore = 0
         for slot in slots[..<index] { rankBefore += slot.count }
         let slot = slots[index]
-        return CountedTreeChoice(index: index, child: slot.child, count: slot.count, countField: slot.countField, rankBefore: rankBefore)
+        return CountedTreeChoice(index: index, child: slot.child, count: slot.count, countField: slot.countField, rankBefore: rankBefore,
+                                 nextSeparator: index + 1 < slots.count ? slots[index + 1].bytes : nil)
     }
 
     /// The entry of a branch whose child holds the key at `rank` within the branch, and that

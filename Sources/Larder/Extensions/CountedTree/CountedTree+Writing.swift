@@ -26,6 +26,12 @@ extension CountedTree {
             return 0
         }
         var descent = try key.withUnsafeBufferPointer { try descend(to: $0, header: header) }
+        return try insert(key, at: &descent, header: &header)
+    }
+
+    /// Inserts `key` where `descent` (a descent to it from the root `header` names) found its
+    /// place; returns what ``insert(_:)`` returns.
+    func insert(_ key: [UInt8], at descent: inout CountedTreeDescent, header: inout CountedTreeHeader) throws -> Int? {
         guard !descent.found else { return nil }
 
         if descent.leafCount < fanout {
@@ -85,6 +91,12 @@ extension CountedTree {
         var header = try readHeader()
         guard header.root != 0 else { return nil }
         var descent = try key.withUnsafeBufferPointer { try descend(to: $0, header: header) }
+        return try remove(at: &descent, header: &header)
+    }
+
+    /// Removes the key `descent` found (a descent from the root `header` names); returns what
+    /// ``remove(_:)`` returns.
+    func remove(at descent: inout CountedTreeDescent, header: inout CountedTreeHeader) throws -> Int? {
         guard descent.found else { return nil }
         guard header.count > 0 else {
             throw LarderError(.corrupted, "counted tree header counts no keys, yet leaf \(descent.leafID) holds one")
@@ -152,7 +164,7 @@ extension CountedTree {
     /// nodes passed, since a write changes them all.
     ///
     /// - Precondition: the tree is not empty (`header.root != 0`).
-    private func descend(to key: UnsafeBufferPointer<UInt8>, header: CountedTreeHeader) throws -> CountedTreeDescent {
+    func descend(to key: UnsafeBufferPointer<UInt8>, header: CountedTreeHeader) throws -> CountedTreeDescent {
         var descent = CountedTreeDescent(leafID: header.root)
         descent.path.reserveCapacity(header.height)
         for _ in 1..<header.height {
@@ -160,7 +172,8 @@ extension CountedTree {
             let bytes = try nodeBytes(id)
             let choice = try Self.withBranch(bytes, id: id) { node, slots in Self.choose(key, in: node, slots) }
             descent.rankBeforeLeaf += choice.rankBefore
-            descent.path.append(CountedTreeDescent.Step(id: id, bytes: bytes, index: choice.index, count: choice.count, countField: choice.countField))
+            descent.path.append(CountedTreeDescent.Step(id: id, bytes: bytes, index: choice.index, count: choice.count, countField: choice.countField,
+                                                        nextSeparator: choice.nextSeparator))
             descent.leafID = choice.child
         }
         descent.leafBytes = try nodeBytes(descent.leafID)
@@ -183,7 +196,7 @@ extension CountedTree {
     ///
     /// - Throws: `LarderError(.corrupted)` when a count would go negative, and what the storage
     ///   throws.
-    private func patchCounts(along path: inout [CountedTreeDescent.Step], by delta: Int) throws {
+    func patchCounts(along path: inout [CountedTreeDescent.Step], by delta: Int) throws {
         // Popping hands over each step's bytes uniquely referenced, so patching does not copy them.
         while var step = path.popLast() {
             let count = step.count + delta

@@ -11,4 +11,7 @@ struct CountedTreeChoice {
     var countField: Range<Int>
     /// The keys below the children left of this one.
     var rankBefore: Int
+    /// Where the separator of the next entry lies in the branch's bytes (a strict upper bound of
+    /// the keys below this child), `nil` when this is the last entry.
+    var nextSeparator: Range<Int>?
 }

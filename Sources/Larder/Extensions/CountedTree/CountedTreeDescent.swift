@@ -13,6 +13,8 @@ struct CountedTreeDescent {
         var index: Int
         var count: Int
         var countField: Range<Int>
+        /// Where the next entry's separator lies in `bytes`, `nil` when the child taken is the last.
+        var nextSeparator: Range<Int>?
     }
 
     /// Root first.
@@ -29,4 +31,13 @@ struct CountedTreeDescent {
     var entry: Range<Int> = 0..<0
     /// The number of keys in the leaves left of this one.
     var rankBeforeLeaf = 0
+
+    /// A strict upper bound of the keys the leaf may hold (the separator of the next entry in the
+    /// lowest branch passed that has one), `nil` for the last leaf.
+    var leafUpperBound: ArraySlice<UInt8>? {
+        for step in path.reversed() {
+            if let range = step.nextSeparator { return step.bytes[range] }
+        }
+        return nil
+    }
 }

@@ -53,7 +53,8 @@ final class FilteredViewRuntime<Object: Codable & Sendable, Metadata: Codable & 
     }
 
     func rebuild(in txn: ReadWriteTransaction, progress: (Int, Int) -> Void) throws {
-        let parentTree = parent.tree(txn.lmdb)
+        list.discardPending(in: txn)
+        let parentTree = try parent.settledTree(in: txn)
         let total = try parentTree.count()
         var done = 0
         progress(0, total)
@@ -67,5 +68,7 @@ final class FilteredViewRuntime<Object: Codable & Sendable, Metadata: Codable & 
             }
             progress(done, total)
         }
+        // Applied now: a runtime being registered is not among the transaction's extensions yet.
+        try list.settle(in: txn)
     }
 }

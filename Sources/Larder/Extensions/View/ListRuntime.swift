@@ -103,21 +103,51 @@ struct ListRuntime<Object: Codable & Sendable, Metadata: Codable & Sendable>: Se
             if let itemKey, itemKey.count > txn.maxKeySize {
                 throw LarderError(.keyTooLong, "the view item (group, sort key, collection, key) takes \(itemKey.count) bytes; the limit is \(txn.maxKeySize)", operation: "view", index: index, extensionName: name)
             }
-            let tree = tree(lmdb)
+            // The tree's changes wait for the transaction's other changes (see `settle(in:)`).
+            let work = txn.extensionWork
+            var settleNow = false
             // An item that stays in its group (a new sort key) leaves the group's count alone.
             let sameGroup = old.flatMap { old in itemKey.map { Self.groupPrefix(of: old) == Self.groupPrefix(of: $0) } } ?? false
             if let old {
-                _ = try tree.remove(old)
+                settleNow = work.deferTreeChange(old, present: false, in: parts["tree"])
                 if !sameGroup { try changeCount(ofGroupKey: try Self.groupKey(ofItemKey: old), by: -1, in: lmdb) }
             }
             if let itemKey {
-                _ = try tree.insert(itemKey)
+                settleNow = work.deferTreeChange(itemKey, present: true, in: parts["tree"]) || settleNow
                 if !sameGroup { try changeCount(ofGroupKey: try Self.groupKey(ofItemKey: itemKey), by: 1, in: lmdb) }
                 try itemKey.withUnsafeBytes { try lmdb.put(parts["map"], key: storageKey, value: $0) }
             } else {
                 _ = try lmdb.delete(parts["map"], key: storageKey)
             }
+            if settleNow { try settle(in: txn) }
         }
+    }
+
+    /// Applies the changes of the tree this transaction has made and not yet applied, in key
+    /// order (``CountedTree/apply(sorted:)``). Whatever reads the tree in a write transaction
+    /// calls this first: the list's reads, its change report, a filtered view's rebuild.
+    /// - Throws: what the tree throws (a damaged tree).
+    func settle(in txn: ReadWriteTransaction) throws {
+        guard let changes = txn.extensionWork.takePendingTreeChanges(for: parts["tree"]) else { return }
+        try tree(txn.lmdb).apply(sorted: changes)
+    }
+
+    /// Applies the tree's waiting changes when `transaction` is a write transaction.
+    /// - Throws: as ``settle(in:)``.
+    func settle(ifWriting transaction: ReadTransaction) throws {
+        if let txn = transaction as? ReadWriteTransaction { try settle(in: txn) }
+    }
+
+    /// The tree, with this transaction's changes applied when `transaction` writes.
+    /// - Throws: as ``settle(in:)``.
+    func settledTree(in transaction: ReadTransaction) throws -> CountedTree<LMDBTreeStorage> {
+        try settle(ifWriting: transaction)
+        return tree(transaction.lmdb)
+    }
+
+    /// Forgets the tree's waiting changes, before a rebuild (whose databases were emptied).
+    func discardPending(in txn: ReadWriteTransaction) {
+        txn.extensionWork.discardPendingTreeChanges(for: parts["tree"])
     }
 
     private func changeCount(ofGroupKey key: [UInt8], by change: Int, in lmdb: LMDBTransaction) throws {
@@ -184,7 +214,8 @@ struct ListRuntime<Object: Codable & Sendable, Metadata: Codable & Sendable>: Se
 
     /// The list's changes in this commit, for the changeset.
     func finish(in txn: ReadWriteTransaction) throws -> [UInt8]? {
-        try listChanges(in: txn)
+        try settle(in: txn)
+        return try listChanges(in: txn)
     }
 
     /// Takes every item of `collection` out of the list.
@@ -204,6 +235,7 @@ struct ListRuntime<Object: Codable & Sendable, Metadata: Codable & Sendable>: Se
             txn.extensionWork.noteTouched(StorageKey.index(from: key), by: name)
             return true
         }
+        discardPending(in: txn)
         try parts.empty(in: txn.lmdb)
     }
 
@@ -286,7 +318,7 @@ struct ListRuntime<Object: Codable & Sendable, Metadata: Codable & Sendable>: Se
     // MARK: Verification
 
     func logicalContents(in txn: ReadTransaction) throws -> [String: [[UInt8]]] {
-        let tree = tree(txn.lmdb)
+        let tree = try settledTree(in: txn)
         return [
             "tree": try tree.keys(from: 0, limit: try tree.count(), reversed: false),
             "map": try parts.entries(of: "map", in: txn.lmdb),

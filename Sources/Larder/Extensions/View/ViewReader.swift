@@ -24,7 +24,8 @@ public struct ViewReader<Object: Codable & Sendable, Metadata: Codable & Sendabl
     let transaction: ReadTransaction
     let runtime: ListRuntime<Object, Metadata>
 
-    private var tree: CountedTree<LMDBTreeStorage> { runtime.tree(transaction.lmdb) }
+    /// The tree, with the changes of the write transaction this reads in (if it is one) applied.
+    private func tree() throws -> CountedTree<LMDBTreeStorage> { try runtime.settledTree(in: transaction) }
 
     // MARK: Groups and counts
 
@@ -60,14 +61,14 @@ public struct ViewReader<Object: Codable & Sendable, Metadata: Codable & Sendabl
     /// - Complexity: O(1): one read of the tree's header, which keeps the total count.
     public func numberOfItems() throws -> Int {
         transaction.checkActive()
-        return try tree.count()
+        return try tree().count()
     }
 
     // MARK: Positions
 
     /// The rank of the first item of `group` in the whole list, and the group's size.
     private func span(of group: String) throws -> (start: Int, count: Int) {
-        (try tree.rank(of: ListRuntime<Object, Metadata>.bounds(ofGroup: group).lower), try numberOfItems(inGroup: group))
+        (try tree().rank(of: ListRuntime<Object, Metadata>.bounds(ofGroup: group).lower), try numberOfItems(inGroup: group))
     }
 
     /// The item at `position` in `group`, `nil` when there is none.
@@ -89,7 +90,7 @@ public struct ViewReader<Object: Codable & Sendable, Metadata: Codable & Sendabl
         let (start, count) = try span(of: group)
         let clamped = positions.clamped(to: 0..<count)
         guard !clamped.isEmpty else { return [] }
-        return try tree.keys(from: start + clamped.lowerBound, limit: clamped.count, reversed: false).map {
+        return try tree().keys(from: start + clamped.lowerBound, limit: clamped.count, reversed: false).map {
             try ListRuntime<Object, Metadata>.split(itemKey: $0).index
         }
     }
@@ -129,6 +130,7 @@ public struct ViewReader<Object: Codable & Sendable, Metadata: Codable & Sendabl
     /// - Complexity: O(log n) for n items in the view (a lookup of the item, then its rank).
     public func location(of index: YapDB.Index) throws -> ViewLocation? {
         transaction.checkActive()
+        try runtime.settle(ifWriting: transaction)
         return try runtime.location(of: index, in: transaction.lmdb)
     }
 
@@ -150,7 +152,7 @@ public struct ViewReader<Object: Codable & Sendable, Metadata: Codable & Sendabl
         while done < clamped.count {
             let take = min(pageSize, clamped.count - done)
             let first = reversed ? clamped.upperBound - 1 - done : clamped.lowerBound + done
-            let keys = try tree.keys(from: start + first, limit: take, reversed: reversed)
+            let keys = try tree().keys(from: start + first, limit: take, reversed: reversed)
             for (offset, key) in keys.enumerated() {
                 var stop = false
                 try body(try ListRuntime<Object, Metadata>.split(itemKey: key).index, reversed ? first - offset : first + offset, &stop)

@@ -1,0 +1,84 @@
+/// Applying many changes at once, in key order.
+///
+/// A write transaction that changes a view collects its items' changes and applies them here
+/// once (see `ListRuntime`): the changes that fall in one leaf are merged into it with one
+/// descent, one write of the leaf and one count patch per branch above it, where one at a time
+/// they would cost one of each per change.
+extension CountedTree {
+    /// Applies `changes`: afterwards each key is in the tree when its `present` is true and not
+    /// in it when false, and every other key is as it was.
+    ///
+    /// - Precondition: the keys are distinct and ascending (byte-wise).
+    /// - Throws: as ``insert(_:)``.
+    /// - Complexity: one descent per leaf the keys fall in (O(log n) each), plus the keys; a
+    ///   leaf that would split or fall below ``minimumFill`` takes its changes one at a time.
+    func apply(sorted changes: [CountedTreeChange]) throws {
+        var start = 0
+        while start < changes.count {
+            var header = try readHeader()
+            guard header.root != 0 else {
+                // The first insertion makes the root; a removal from an empty tree does nothing.
+                if changes[start].present { try insert(changes[start].key) }
+                start += 1
+                continue
+            }
+            var descent = try changes[start].key.withUnsafeBufferPointer { try descend(to: $0, header: header) }
+            // The run of changes whose keys fall in this leaf: from the first (which descended
+            // here) to the last below the leaf's upper bound.
+            var end = start + 1
+            if let bound = descent.leafUpperBound {
+                while end < changes.count, CountedTreeBytes.compare(changes[end].key[...], bound) < 0 { end += 1 }
+            } else {
+                end = changes.count
+            }
+            if end - start == 1 {
+                let change = changes[start]
+                _ = change.present ? try insert(change.key, at: &descent, header: &header) : try remove(at: &descent, header: &header)
+            } else {
+                try merge(changes[start..<end], into: &descent, header: &header)
+            }
+            start = end
+        }
+    }
+
+    /// Merges `changes` (ascending, all within the leaf `descent` reached) into that leaf. When
+    /// the leaf would outgrow ``fanout`` or fall below ``minimumFill``, applies them one at a
+    /// time instead, so that splits and rebalancing happen as they always do.
+    private func merge(_ changes: ArraySlice<CountedTreeChange>, into descent: inout CountedTreeDescent, header: inout CountedTreeHeader) throws {
+        let keys = try Self.decodeLeaf(descent.leafBytes, id: descent.leafID)
+        var merged: [ArraySlice<UInt8>] = []
+        merged.reserveCapacity(keys.count + changes.count)
+        var next = 0
+        var changed = false
+        for change in changes {
+            while next < keys.count, CountedTreeBytes.compare(keys[next], change.key[...]) < 0 {
+                merged.append(keys[next])
+                next += 1
+            }
+            let stored = next < keys.count && CountedTreeBytes.compare(keys[next], change.key[...]) == 0
+            if stored {
+                if change.present { merged.append(keys[next]) } else { changed = true }
+                next += 1
+            } else if change.present {
+                merged.append(change.key[...])
+                changed = true
+            }
+        }
+        merged.append(contentsOf: keys[next...])
+        guard changed else { return }
+
+        let fits = merged.count <= fanout && (descent.path.isEmpty ? !merged.isEmpty : merged.count >= minimumFill)
+        guard fits else {
+            for change in changes {
+                _ = change.present ? try insert(change.key) : try remove(change.key)
+            }
+            return
+        }
+        try storage.setNode(descent.leafID, CountedTreeNode.leaf(keys: merged).encoded())
+        let delta = merged.count - keys.count
+        guard delta != 0 else { return }
+        try patchCounts(along: &descent.path, by: delta)
+        header.count += delta
+        try writeHeader(header)
+    }
+}

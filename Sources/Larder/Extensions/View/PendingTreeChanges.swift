@@ -1,0 +1,39 @@
+/// The changes a write transaction has made to one view's tree and not yet applied: applied
+/// together, in key order, before anything reads the tree and before the commit (see
+/// ``ListRuntime/settle(in:)``), so that the items of one leaf cost one descent and one write.
+struct PendingTreeChanges {
+    /// The changes in the order they were made; a key may appear more than once.
+    private var log: [CountedTreeChange] = []
+    /// About what the log holds in memory.
+    private(set) var bytes = 0
+
+    /// Notes that `key` must be in the tree (`present`) or out of it, replacing what an earlier
+    /// change said of the same key.
+    mutating func add(_ key: [UInt8], present: Bool) {
+        log.append(CountedTreeChange(key: key, present: present))
+        bytes += key.count + MemoryLayout<CountedTreeChange>.stride
+    }
+
+    /// The changes to apply: for each key the last one made, ascending by key.
+    func netted() -> [CountedTreeChange] {
+        var order = Array(log.indices)
+        // Ties (one key changed more than once) keep the order they were made in.
+        order.sort { a, b in
+            let order = log[a].key.withUnsafeBufferPointer { a in
+                log[b].key.withUnsafeBufferPointer { b in CountedTreeBytes.compare(a, b) }
+            }
+            return order != 0 ? order < 0 : a < b
+        }
+        var netted: [CountedTreeChange] = []
+        netted.reserveCapacity(order.count)
+        for position in order {
+            let change = log[position]
+            if let last = netted.last, last.key == change.key {
+                netted[netted.count - 1] = change
+            } else {
+                netted.append(change)
+            }
+        }
+        return netted
+    }
+}
