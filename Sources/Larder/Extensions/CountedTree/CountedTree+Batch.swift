@@ -42,9 +42,19 @@ extension CountedTree {
     }
 
     /// Merges `changes` (ascending, all within the leaf `descent` reached) into that leaf. When
-    /// the leaf would outgrow ``fanout`` or fall below ``minimumFill``, applies them one at a
+    /// the leaf could outgrow ``fanout`` or fall below ``minimumFill``, applies them one at a
     /// time instead, so that splits and rebalancing happen as they always do.
     private func merge(_ changes: ArraySlice<CountedTreeChange>, into descent: inout CountedTreeDescent, header: inout CountedTreeHeader) throws {
+        // Bounds on the merged count, before the leaf is decoded: a run that could split the leaf
+        // or empty it below the minimum goes one change at a time straight away.
+        let insertions = changes.count { $0.present }
+        let lowest = descent.path.isEmpty ? 1 : minimumFill
+        guard descent.leafCount + insertions <= fanout, descent.leafCount - (changes.count - insertions) >= lowest else {
+            for change in changes {
+                _ = change.present ? try insert(change.key) : try remove(change.key)
+            }
+            return
+        }
         let keys = try Self.decodeLeaf(descent.leafBytes, id: descent.leafID)
         var merged: [ArraySlice<UInt8>] = []
         merged.reserveCapacity(keys.count + changes.count)
@@ -67,13 +77,6 @@ extension CountedTree {
         merged.append(contentsOf: keys[next...])
         guard changed else { return }
 
-        let fits = merged.count <= fanout && (descent.path.isEmpty ? !merged.isEmpty : merged.count >= minimumFill)
-        guard fits else {
-            for change in changes {
-                _ = change.present ? try insert(change.key) : try remove(change.key)
-            }
-            return
-        }
         try storage.setNode(descent.leafID, CountedTreeNode.leaf(keys: merged).encoded())
         let delta = merged.count - keys.count
         guard delta != 0 else { return }
