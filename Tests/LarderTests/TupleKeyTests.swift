@@ -292,8 +292,8 @@ struct TupleKeyTests {
         #expect(TupleKey("books").bytes + TupleKey(42, true).bytes == key.bytes)
     }
 
-    /// Views and indexes write their keys' bytes straight into a buffer instead of making the
-    /// tuple: the bytes must be the tuple's, NULs, empty and non-ASCII strings included.
+    /// Views, indexes and relationships write their keys' bytes straight into a buffer instead of
+    /// making the tuple: the bytes must be the tuple's, NULs, empty and non-ASCII strings included.
     @Test func extensionKeysAreTheirTuples() async {
         let input = Generator { rng in
             (TupleSamples.string(using: &rng), TupleSamples.tuple(using: &rng),
@@ -304,6 +304,20 @@ struct TupleKeyTests {
             #expect(ListRuntime<Int, NoMetadata>.itemKey(group: group, sort: sort, index: index) == item.bytes, "\(item)")
             let entry = TupleKey(sort.components + [.string(index.collection), .string(index.key)])
             #expect(SecondaryIndexRuntime<Int, NoMetadata>.entryBytes(sort, index) == entry.bytes, "\(entry)")
+            // An edge between two indexes, declared by its source or by a third value.
+            let other = YapDB.Index(collection: index.key, key: group)
+            for owner in [index, other] {
+                let edge = RelationshipEdge(name: group, source: index, destination: other, rules: [], isManual: owner != index)
+                let ownerComponent: TupleComponent = owner == index ? .null : .tuple([.string(owner.collection), .string(owner.key)])
+                let forward = TupleKey([.string(index.collection), .string(index.key), .string(group), .string(other.collection),
+                                        .string(other.key), ownerComponent])
+                let reverse = TupleKey([.string(other.collection), .string(other.key), .string(group), .string(index.collection),
+                                        .string(index.key), ownerComponent])
+                #expect(RelationshipsRuntime.forwardKey(edge, owner: owner) == forward.bytes, "\(forward)")
+                #expect(RelationshipsRuntime.reverseKey(edge, owner: owner) == reverse.bytes, "\(reverse)")
+            }
+            #expect(RelationshipsRuntime.prefix(index) == TupleKey([.string(index.collection), .string(index.key)]).bytes)
+            #expect(RelationshipsRuntime.prefix(index, named: group) == TupleKey([.string(index.collection), .string(index.key), .string(group)]).bytes)
             var alone: [UInt8] = [0xAB]
             TupleComponent.appendString(group, to: &alone)
             #expect(alone == [0xAB] + TupleKey([.string(group)]).bytes)

@@ -49,22 +49,36 @@ final class RelationshipsRuntime: ExtensionRuntime {
         let owner: YapDB.Index
     }
 
-    private static func ownerComponent(_ owner: YapDB.Index, source: YapDB.Index) -> TupleComponent {
-        owner == source ? .null : .tuple([.string(owner.collection), .string(owner.key)])
+    /// The bytes of the tuple `(first.collection, first.key, name, second.collection,
+    /// second.key, owner)`, where owner is null when it is the source, else `(collection, key)`:
+    /// written straight into one buffer sized for them.
+    private static func edgeKey(_ first: YapDB.Index, _ name: String, _ second: YapDB.Index, owner: YapDB.Index, source: YapDB.Index) -> [UInt8] {
+        let ownsItself = owner == source
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(first.collection.utf8.count + first.key.utf8.count + name.utf8.count + second.collection.utf8.count
+                              + second.key.utf8.count + 12 + (ownsItself ? 0 : owner.collection.utf8.count + owner.key.utf8.count + 6))
+        TupleComponent.appendString(first.collection, to: &bytes)
+        TupleComponent.appendString(first.key, to: &bytes)
+        TupleComponent.appendString(name, to: &bytes)
+        TupleComponent.appendString(second.collection, to: &bytes)
+        TupleComponent.appendString(second.key, to: &bytes)
+        if ownsItself {
+            TupleComponent.null.encode(into: &bytes)
+        } else {
+            bytes.append(TupleTypeByte.nestedStart)
+            TupleComponent.appendString(owner.collection, to: &bytes)
+            TupleComponent.appendString(owner.key, to: &bytes)
+            bytes.append(TupleTypeByte.nestedEnd)
+        }
+        return bytes
     }
 
     static func forwardKey(_ edge: RelationshipEdge, owner: YapDB.Index) -> [UInt8] {
-        TupleKey([
-            .string(edge.source.collection), .string(edge.source.key), .string(edge.name),
-            .string(edge.destination.collection), .string(edge.destination.key), ownerComponent(owner, source: edge.source),
-        ]).bytes
+        edgeKey(edge.source, edge.name, edge.destination, owner: owner, source: edge.source)
     }
 
     static func reverseKey(_ edge: RelationshipEdge, owner: YapDB.Index) -> [UInt8] {
-        TupleKey([
-            .string(edge.destination.collection), .string(edge.destination.key), .string(edge.name),
-            .string(edge.source.collection), .string(edge.source.key), ownerComponent(owner, source: edge.source),
-        ]).bytes
+        edgeKey(edge.destination, edge.name, edge.source, owner: owner, source: edge.source)
     }
 
     static func ownersKey(owner: YapDB.Index, forwardKey: [UInt8]) -> [UInt8] {
@@ -73,9 +87,12 @@ final class RelationshipsRuntime: ExtensionRuntime {
 
     /// The prefix of every key about `index`, and of its edges named `name` when given.
     static func prefix(_ index: YapDB.Index, named name: String? = nil) -> [UInt8] {
-        var components: [TupleComponent] = [.string(index.collection), .string(index.key)]
-        if let name { components.append(.string(name)) }
-        return TupleKey(components).bytes
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(index.collection.utf8.count + index.key.utf8.count + (name?.utf8.count ?? 0) + 6)
+        TupleComponent.appendString(index.collection, to: &bytes)
+        TupleComponent.appendString(index.key, to: &bytes)
+        if let name { TupleComponent.appendString(name, to: &bytes) }
+        return bytes
     }
 
     /// The edge stored under a forward (`reversed` false) or reverse key, with its rules.
