@@ -70,6 +70,44 @@ struct TreeNodeCacheTests {
         }
     }
 
+    /// A write's changes to a view's tree and group counts wait until something reads the view:
+    /// each kind of read, made first after a change, sees every change before it.
+    @Test func eachReadOfAViewSeesTheChangesBeforeIt() throws {
+        try withStore { db, _ in
+            let view = try db.register(ViewTests.byCategory(ViewTests.Calls()), named: "byCategory")
+            let reads: [(String, (ViewReader<Item, NoMetadata>, [String: [YapDB.Index]]) throws -> Bool)] = [
+                ("groups()", { try $0.groups() == $1.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) } }),
+                ("numberOfItems(inGroup:)", { try $0.numberOfItems(inGroup: "a") == $1["a", default: []].count }),
+                ("numberOfItems()", { try $0.numberOfItems() == $1.values.reduce(0) { $0 + $1.count } }),
+                ("indexes(inGroup:)", { try $0.indexes(inGroup: "b") == $1["b", default: []] }),
+                ("location(of:)", { reader, expected in
+                    try expected["a", default: []].enumerated().allSatisfy { try reader.location(of: $1) == ViewLocation(group: "a", position: $0) }
+                }),
+            ]
+            var model: [YapDB.Index: Item] = [:]
+            var random = SplitMix(seed: 31)
+            for (name, read) in reads {
+                try db.write { txn in
+                    for round in 0..<6 {
+                        for _ in 0..<Int.random(in: 1...12, using: &random) {
+                            let key = "k\(Int.random(in: 0..<30, using: &random))"
+                            let at = YapDB.Index(collection: "items", key: key)
+                            if Int.random(in: 0..<4, using: &random) == 0 {
+                                try txn.removeObject(forKey: key, inCollection: "items")
+                                model[at] = nil
+                            } else {
+                                let item = Item(category: ["a", "b", "c"].randomElement(using: &random)!, price: Double(Int.random(in: 0...9, using: &random)), name: "")
+                                try txn.setObject(item, forKey: key, inCollection: "items")
+                                model[at] = item
+                            }
+                        }
+                        #expect(try read(try txn[view], ViewTests.expected(model)), "\(name), round \(round)")
+                    }
+                }
+            }
+        }
+    }
+
     /// A group commit runs each caller in a nested transaction: a caller that fails after changing
     /// the view leaves none of its nodes behind, and the others' changes all arrive.
     @Test func aFailedCallerOfAGroupCommitLeavesNoNodesBehind() async throws {

@@ -59,11 +59,17 @@ final class ExtensionMaintenance: WriteParticipant {
         return pendingTrees[database]!.bytes > Self.pendingTreeByteLimit.load(ordering: .relaxed)
     }
 
-    /// The changes waiting for the tree in `database`, netted and in key order, which are no
-    /// longer waiting; `nil` when there are none.
-    func takePendingTreeChanges(for database: DatabaseHandle) -> [CountedTreeChange]? {
-        guard !pendingTrees.isEmpty, let pending = pendingTrees.removeValue(forKey: database) else { return nil }
-        return pending.netted()
+    /// Notes that the count of the group `groupKey` of the list whose tree is kept in `database`
+    /// changes by `change`.
+    func deferCountChange(ofGroupKey groupKey: [UInt8], by change: Int, in database: DatabaseHandle) {
+        pendingTrees[database, default: PendingTreeChanges()].changeCount(ofGroupKey: groupKey, by: change)
+    }
+
+    /// The changes waiting for the list whose tree is kept in `database`, which are no longer
+    /// waiting; `nil` when there are none.
+    func takePendingTreeChanges(for database: DatabaseHandle) -> PendingTreeChanges? {
+        guard !pendingTrees.isEmpty else { return nil }
+        return pendingTrees.removeValue(forKey: database)
     }
 
     /// Forgets the changes waiting for the tree in `database` (it was emptied).

@@ -11,7 +11,8 @@ extension CountedTree {
     /// - Precondition: the keys are distinct and ascending (byte-wise).
     /// - Throws: as ``insert(_:)``.
     /// - Complexity: one descent per leaf the keys fall in (O(log n) each), plus the keys; a
-    ///   leaf that would split or fall below ``minimumFill`` takes its changes one at a time.
+    ///   change that would make its leaf split or fall below ``minimumFill`` goes alone, as
+    ///   ``insert(_:)`` or ``remove(_:)``, and the changes after it descend again.
     func apply(sorted changes: [CountedTreeChange]) throws {
         var start = 0
         while start < changes.count {
@@ -24,12 +25,21 @@ extension CountedTree {
             }
             var descent = try changes[start].key.withUnsafeBufferPointer { try descend(to: $0, header: header) }
             // The run of changes whose keys fall in this leaf: from the first (which descended
-            // here) to the last below the leaf's upper bound.
+            // here) to the last below the leaf's upper bound, cut where the leaf would outgrow
+            // the fanout or fall below the minimum (the change there goes alone, splitting or
+            // rebalancing as it always does, and the next descent starts after it).
+            let bound = descent.leafUpperBound
+            let lowest = descent.path.isEmpty ? 1 : minimumFill
+            var insertions = changes[start].present ? 1 : 0
+            var removals = 1 - insertions
             var end = start + 1
-            if let bound = descent.leafUpperBound {
-                while end < changes.count, CountedTreeBytes.compare(changes[end].key[...], bound) < 0 { end += 1 }
-            } else {
-                end = changes.count
+            while end < changes.count {
+                if let bound, CountedTreeBytes.compare(changes[end].key[...], bound) >= 0 { break }
+                let moreInsertions = insertions + (changes[end].present ? 1 : 0)
+                let moreRemovals = removals + (changes[end].present ? 0 : 1)
+                guard descent.leafCount + moreInsertions <= fanout, descent.leafCount - moreRemovals >= lowest else { break }
+                (insertions, removals) = (moreInsertions, moreRemovals)
+                end += 1
             }
             if end - start == 1 {
                 let change = changes[start]
@@ -41,20 +51,9 @@ extension CountedTree {
         }
     }
 
-    /// Merges `changes` (ascending, all within the leaf `descent` reached) into that leaf. When
-    /// the leaf could outgrow ``fanout`` or fall below ``minimumFill``, applies them one at a
-    /// time instead, so that splits and rebalancing happen as they always do.
+    /// Merges `changes` (ascending, all within the leaf `descent` reached, and too few to make it
+    /// outgrow ``fanout`` or fall below ``minimumFill``) into that leaf.
     private func merge(_ changes: ArraySlice<CountedTreeChange>, into descent: inout CountedTreeDescent, header: inout CountedTreeHeader) throws {
-        // Bounds on the merged count, before the leaf is decoded: a run that could split the leaf
-        // or empty it below the minimum goes one change at a time straight away.
-        let insertions = changes.count { $0.present }
-        let lowest = descent.path.isEmpty ? 1 : minimumFill
-        guard descent.leafCount + insertions <= fanout, descent.leafCount - (changes.count - insertions) >= lowest else {
-            for change in changes {
-                _ = change.present ? try insert(change.key) : try remove(change.key)
-            }
-            return
-        }
         let keys = try Self.decodeLeaf(descent.leafBytes, id: descent.leafID)
         var merged: [ArraySlice<UInt8>] = []
         merged.reserveCapacity(keys.count + changes.count)

@@ -103,18 +103,20 @@ struct ListRuntime<Object: Codable & Sendable, Metadata: Codable & Sendable>: Se
             if let itemKey, itemKey.count > txn.maxKeySize {
                 throw LarderError(.keyTooLong, "the view item (group, sort key, collection, key) takes \(itemKey.count) bytes; the limit is \(txn.maxKeySize)", operation: "view", index: index, extensionName: name)
             }
-            // The tree's changes wait for the transaction's other changes (see `settle(in:)`).
+            // The tree's and the group counts' changes wait for the transaction's other changes
+            // (see `settle(in:)`); the map is written now.
             let work = txn.extensionWork
+            let tree = parts["tree"]
             var settleNow = false
             // An item that stays in its group (a new sort key) leaves the group's count alone.
             let sameGroup = old.flatMap { old in itemKey.map { Self.groupPrefix(of: old) == Self.groupPrefix(of: $0) } } ?? false
             if let old {
-                settleNow = work.deferTreeChange(old, present: false, in: parts["tree"])
-                if !sameGroup { try changeCount(ofGroupKey: try Self.groupKey(ofItemKey: old), by: -1, in: lmdb) }
+                settleNow = work.deferTreeChange(old, present: false, in: tree)
+                if !sameGroup { work.deferCountChange(ofGroupKey: try Self.groupKey(ofItemKey: old), by: -1, in: tree) }
             }
             if let itemKey {
-                settleNow = work.deferTreeChange(itemKey, present: true, in: parts["tree"]) || settleNow
-                if !sameGroup { try changeCount(ofGroupKey: try Self.groupKey(ofItemKey: itemKey), by: 1, in: lmdb) }
+                settleNow = work.deferTreeChange(itemKey, present: true, in: tree) || settleNow
+                if !sameGroup { work.deferCountChange(ofGroupKey: try Self.groupKey(ofItemKey: itemKey), by: 1, in: tree) }
                 try itemKey.withUnsafeBytes { try lmdb.put(parts["map"], key: storageKey, value: $0) }
             } else {
                 _ = try lmdb.delete(parts["map"], key: storageKey)
@@ -123,13 +125,17 @@ struct ListRuntime<Object: Codable & Sendable, Metadata: Codable & Sendable>: Se
         }
     }
 
-    /// Applies the changes of the tree this transaction has made and not yet applied, in key
-    /// order (``CountedTree/apply(sorted:)``). Whatever reads the tree in a write transaction
-    /// calls this first: the list's reads, its change report, a filtered view's rebuild.
+    /// Applies the changes of the tree and of the group counts this transaction has made and not
+    /// yet applied, the tree's in key order (``CountedTree/apply(sorted:)``). Whatever reads the
+    /// list in a write transaction calls this first: the list's reads, its change report, a
+    /// filtered view's rebuild, verification.
     /// - Throws: what the tree throws (a damaged tree).
     func settle(in txn: ReadWriteTransaction) throws {
-        guard let changes = txn.extensionWork.takePendingTreeChanges(for: parts["tree"]) else { return }
-        try tree(txn.lmdb).apply(sorted: changes)
+        guard let pending = txn.extensionWork.takePendingTreeChanges(for: parts["tree"]) else { return }
+        try tree(txn.lmdb).apply(sorted: pending.netted())
+        for (groupKey, change) in pending.groupCounts where change != 0 {
+            try changeCount(ofGroupKey: groupKey, by: change, in: txn.lmdb)
+        }
     }
 
     /// Applies the tree's waiting changes when `transaction` is a write transaction.

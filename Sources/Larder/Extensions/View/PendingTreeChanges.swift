@@ -1,11 +1,19 @@
-/// The changes a write transaction has made to one view's tree and not yet applied: applied
-/// together, in key order, before anything reads the tree and before the commit (see
-/// ``ListRuntime/settle(in:)``), so that the items of one leaf cost one descent and one write.
+/// The changes a write transaction has made to one view's tree and group counts and not yet
+/// applied: applied together, the tree's in key order, before anything reads the list and before
+/// the commit (see ``ListRuntime/settle(in:)``), so that the items of one leaf cost one descent
+/// and one write, and a group's count one read and one write.
 struct PendingTreeChanges {
     /// The changes in the order they were made; a key may appear more than once.
     private var log: [CountedTreeChange] = []
     /// About what the log holds in memory.
     private(set) var bytes = 0
+    /// The change of each group's count, by its key in the `groups` database.
+    private(set) var groupCounts: [[UInt8]: Int] = [:]
+
+    /// Adds `change` to the count of the group whose `groups` key is `groupKey`.
+    mutating func changeCount(ofGroupKey groupKey: [UInt8], by change: Int) {
+        groupCounts[groupKey, default: 0] += change
+    }
 
     /// Notes that `key` must be in the tree (`present`) or out of it, replacing what an earlier
     /// change said of the same key.

@@ -36,6 +36,7 @@ public struct ViewReader<Object: Codable & Sendable, Metadata: Codable & Sendabl
     /// - Complexity: O(g) for the g groups of the view.
     public func groups() throws -> [String] {
         transaction.checkActive()
+        try runtime.settle(ifWriting: transaction)
         var names: [String] = []
         try transaction.lmdb.forEachEntry(in: runtime.parts["groups"]) { key, _ in
             names.append(ListRuntime<Object, Metadata>.groupName(key))
@@ -51,6 +52,7 @@ public struct ViewReader<Object: Codable & Sendable, Metadata: Codable & Sendabl
     /// - Complexity: O(1): one read of the group's stored size; the items are not visited.
     public func numberOfItems(inGroup group: String) throws -> Int {
         transaction.checkActive()
+        try runtime.settle(ifWriting: transaction)
         return try ListRuntime<Object, Metadata>.count(ofGroupKey: ListRuntime<Object, Metadata>.groupKey(group), in: transaction.lmdb, database: runtime.parts["groups"])
     }
 
