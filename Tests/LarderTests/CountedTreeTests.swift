@@ -277,6 +277,10 @@ struct CountedTreeTests {
             largest = max(largest, model.count)
             try #require(try tree.count() == model.count, "count, \(context)")
             try #require(try tree.keys(from: 0, limit: model.count + 1, reversed: false) == model, "keys, \(context)")
+            // Merged leaves are the bytes their keys encode to, as spliced ones are.
+            for (id, bytes) in storage.nodes where id != 0 {
+                try #require(try CountedTreeNode(decoding: bytes, id: id).encoded() == bytes, "node \(id), \(context)")
+            }
             try expectAgreement(tree, model, &random, context: context)
         }
         #expect(largest > 400)

@@ -52,35 +52,67 @@ extension CountedTree {
     }
 
     /// Merges `changes` (ascending, all within the leaf `descent` reached, and too few to make it
-    /// outgrow ``fanout`` or fall below ``minimumFill``) into that leaf.
+    /// outgrow ``fanout`` or fall below ``minimumFill``) into that leaf: the leaf's bytes are
+    /// copied in runs around the entries removed and the entries inserted, without decoding it.
     private func merge(_ changes: ArraySlice<CountedTreeChange>, into descent: inout CountedTreeDescent, header: inout CountedTreeHeader) throws {
-        let keys = try Self.decodeLeaf(descent.leafBytes, id: descent.leafID)
-        var merged: [ArraySlice<UInt8>] = []
-        merged.reserveCapacity(keys.count + changes.count)
-        var next = 0
-        var changed = false
-        for change in changes {
-            while next < keys.count, CountedTreeBytes.compare(keys[next], change.key[...]) < 0 {
-                merged.append(keys[next])
-                next += 1
+        let merged: (bytes: [UInt8], delta: Int)? = try Self.withLeaf(descent.leafBytes, id: descent.leafID) { node, bodyStart, slots in
+            // What the new leaf is made of, in order: runs of the old bytes, and new entries.
+            var pieces: [CountedTreeMergePiece] = []
+            pieces.reserveCapacity(2 * changes.count + 1)
+            var copyFrom = bodyStart
+            var next = 0
+            var delta = 0
+            for position in changes.indices {
+                let key = changes[position].key
+                let (offset, stored) = key.withUnsafeBufferPointer {
+                    CountedTreeNodeLayout.search($0, in: node, UnsafeBufferPointer(rebasing: slots[next...]))
+                }
+                next += offset
+                if stored {
+                    if !changes[position].present {
+                        pieces.append(.copy(copyFrom..<slots[next].entry.lowerBound))
+                        copyFrom = slots[next].entry.upperBound
+                        delta -= 1
+                    }
+                    next += 1
+                } else if changes[position].present {
+                    let at = next < slots.count ? slots[next].entry.lowerBound : node.count
+                    pieces.append(.copy(copyFrom..<at))
+                    pieces.append(.insert(position))
+                    copyFrom = at
+                    delta += 1
+                }
             }
-            let stored = next < keys.count && CountedTreeBytes.compare(keys[next], change.key[...]) == 0
-            if stored {
-                if change.present { merged.append(keys[next]) } else { changed = true }
-                next += 1
-            } else if change.present {
-                merged.append(change.key[...])
-                changed = true
+            guard !pieces.isEmpty else { return nil }
+            pieces.append(.copy(copyFrom..<node.count))
+            let count = slots.count + delta
+            var size = 1 + CountedTreeByteWriter.varintSize(UInt64(count))
+            for piece in pieces {
+                switch piece {
+                case .copy(let range): size += range.count
+                case .insert(let position): size += CountedTreeByteWriter.varintSize(UInt64(changes[position].key.count)) + changes[position].key.count
+                }
             }
+            let bytes = CountedTreeByteWriter.bytes(count: size) { writer in
+                writer.put(node[0])
+                writer.putVarint(UInt64(count))
+                for piece in pieces {
+                    switch piece {
+                    case .copy(let range):
+                        writer.put(UnsafeBufferPointer(rebasing: node[range]))
+                    case .insert(let position):
+                        writer.putVarint(UInt64(changes[position].key.count))
+                        writer.put(changes[position].key)
+                    }
+                }
+            }
+            return (bytes, delta)
         }
-        merged.append(contentsOf: keys[next...])
-        guard changed else { return }
-
-        try storage.setNode(descent.leafID, CountedTreeNode.leaf(keys: merged).encoded())
-        let delta = merged.count - keys.count
-        guard delta != 0 else { return }
-        try patchCounts(along: &descent.path, by: delta)
-        header.count += delta
+        guard let merged else { return }
+        try storage.setNode(descent.leafID, merged.bytes)
+        guard merged.delta != 0 else { return }
+        try patchCounts(along: &descent.path, by: merged.delta)
+        header.count += merged.delta
         try writeHeader(header)
     }
 }
