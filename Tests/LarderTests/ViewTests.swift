@@ -263,14 +263,25 @@ struct ViewTests {
             let handle = try db.register(Self.byCategory(Calls()), named: "byCategory")
             let stream = db.changes()
             let limit = ListRuntime<Item, NoMetadata>.itemizedChangeLimit
+            // As many changed items as the limit are itemized; one more is a reset.
+            try db.write { txn in
+                for i in 0..<limit { try txn.setObject(Item(category: "b", price: Double(i), name: ""), forKey: "b\(i)", inCollection: "more") }
+            }
             try db.write { txn in
                 for i in 0...limit { try txn.setObject(Item(category: "c", price: Double(i), name: ""), forKey: "k\(i)", inCollection: "items") }
             }
             try db.write { try $0.setObject(Item(category: "c", price: -1, name: ""), forKey: "first", inCollection: "items") }
-            let changes = try stream.lease.subscription.takeBuffered().flatMap { try handle.changes(in: $0) }
+            var changes = try stream.lease.subscription.takeBuffered().flatMap { try handle.changes(in: $0) }
+            #expect(changes.first?.isReset == false && changes.first?.rows.count == limit)
+            changes.removeFirst()
             #expect(changes.first == ViewChanges(isReset: true))
             #expect(changes.last?.rows == [.init(kind: .insert, index: YapDB.Index(collection: "items", key: "first"), from: nil, to: ViewLocation(group: "c", position: 0))])
             #expect(changes.last?.sections == [])
+            // Removing everything takes out more than the limit: a reset, and the view is empty.
+            try db.write { try $0.removeAllObjectsInAllCollections() }
+            let cleared = try stream.lease.subscription.takeBuffered().flatMap { try handle.changes(in: $0) }
+            #expect(cleared == [ViewChanges(isReset: true)])
+            #expect(try db.read { try $0[handle].numberOfItems() } == 0)
         }
     }
 

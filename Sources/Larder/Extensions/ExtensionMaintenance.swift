@@ -7,8 +7,9 @@ final class ExtensionMaintenance: WriteParticipant {
     /// The extensions this transaction keeps up to date, dependencies first.
     let runtimes: [any ExtensionRuntime]
     private let registry: ExtensionRegistry
-    /// The indexes each extension saw change, by extension name (views report them at commit).
-    private var touched: [String: Set<YapDB.Index>] = [:]
+    /// The indexes each extension saw change, by extension name (views report them at commit),
+    /// up to a limit the extension gives; `nil` for an extension that saw more.
+    private var touched: [String: Set<YapDB.Index>?] = [:]
     /// Relationships extensions that asked for a garbage collection before the commit.
     private var collectionRequests: Set<String> = []
     /// Working state an extension keeps while one of its operations runs (the cascade of the
@@ -38,13 +39,24 @@ final class ExtensionMaintenance: WriteParticipant {
 
     // MARK: What extensions note
 
-    /// Notes that extension `name` saw `index` change in this transaction.
-    func noteTouched(_ index: YapDB.Index, by name: String) {
-        touched[name, default: []].insert(index)
+    /// Notes that extension `name` saw `index` change in this transaction. Past `limit` indexes
+    /// the extension's are forgotten and ``touched(by:)`` answers `nil` (a bulk change, which
+    /// a view reports as a reset: hashing every index would cost more than the report is worth).
+    func noteTouched(_ index: YapDB.Index, by name: String, limit: Int) {
+        switch touched[name] {
+        case nil:
+            touched[name] = .some([index])
+        case .some(nil):
+            return
+        case .some(.some):
+            touched[name]!!.insert(index)  // in place: no copy of the set is held meanwhile
+            if touched[name]!!.count > limit { touched[name] = .some(nil) }
+        }
     }
 
-    /// The indexes extension `name` saw change in this transaction.
-    func touched(by name: String) -> Set<YapDB.Index> {
+    /// The indexes extension `name` saw change in this transaction (none: empty), `nil` when
+    /// they were more than the limit it gave.
+    func touched(by name: String) -> Set<YapDB.Index>? {
         touched[name] ?? []
     }
 

@@ -95,7 +95,7 @@ struct ListRuntime<Object: Codable & Sendable, Metadata: Codable & Sendable>: Se
     /// transaction) and the map is not read.
     func place(_ index: YapDB.Index, at itemKey: [UInt8]?, in txn: ReadWriteTransaction, created: Bool = false) throws {
         let lmdb = txn.lmdb
-        txn.extensionWork.noteTouched(index, by: name)
+        txn.extensionWork.noteTouched(index, by: name, limit: Self.itemizedChangeLimit)
         if created && itemKey == nil { return }
         try StorageKey.with(collection: index.collection, key: index.key, maxKeySize: txn.maxKeySize, operation: "view") { storageKey in
             let old = created ? nil : try lmdb.get(parts["map"], key: storageKey).map { [UInt8]($0) }
@@ -237,9 +237,10 @@ struct ListRuntime<Object: Codable & Sendable, Metadata: Codable & Sendable>: Se
 
     /// Takes every item out of the list.
     func removeAllItems(in txn: ReadWriteTransaction) throws {
+        // Only until the list's changes are too many to itemize: then the report is a reset.
         try txn.lmdb.forEachEntry(in: parts["map"]) { key, _ in
-            txn.extensionWork.noteTouched(StorageKey.index(from: key), by: name)
-            return true
+            txn.extensionWork.noteTouched(StorageKey.index(from: key), by: name, limit: Self.itemizedChangeLimit)
+            return txn.extensionWork.touched(by: name) != nil
         }
         discardPending(in: txn)
         try parts.empty(in: txn.lmdb)
@@ -281,11 +282,10 @@ struct ListRuntime<Object: Codable & Sendable, Metadata: Codable & Sendable>: Se
     /// (read in a snapshot of the last commit, which this transaction started from) and where it
     /// is now.
     func listChanges(in txn: ReadWriteTransaction) throws -> [UInt8]? {
-        let touched = txn.extensionWork.touched(by: name)
-        guard !touched.isEmpty else { return nil }
-        guard touched.count <= Self.itemizedChangeLimit else {
+        guard let touched = txn.extensionWork.touched(by: name) else {
             return try ViewChanges(isReset: true).messagePackBytes()
         }
+        guard !touched.isEmpty else { return nil }
         // The committed state before this transaction, read beside it.
         return try txn.lmdb.environment.read { before in
             var changes = ViewChanges()
