@@ -193,7 +193,15 @@ final class RelationshipsRuntime: ExtensionRuntime {
     /// is nothing to look up.
     private func replaceEdges(of owner: YapDB.Index, with links: [Relationships.Link], created: Bool = false, in txn: ReadWriteTransaction) throws {
         let lmdb = txn.lmdb
-        var wanted: [[UInt8]: (RelationshipEdge, [UInt8])] = [:]
+        // The edges wanted, by forward key. A value declares few links: they are found by a
+        // scan, and through a dictionary only when there are many (hashing every key cost more
+        // than the rest of the bookkeeping).
+        var wanted: [WantedEdge] = []
+        wanted.reserveCapacity(links.count)
+        var positions: [[UInt8]: Int]? = links.count > 16 ? [:] : nil
+        func position(of key: [UInt8]) -> Int? {
+            positions.map { $0[key] } ?? wanted.firstIndex { $0.key == key }
+        }
         for link in links {
             let source = link.source ?? owner
             let edge = RelationshipEdge(name: link.name, source: source, destination: link.destination, rules: link.rules, isManual: source != owner)
@@ -201,25 +209,31 @@ final class RelationshipsRuntime: ExtensionRuntime {
             guard key.count <= txn.maxKeySize, source == owner || Self.ownersKey(owner: owner, forwardKey: key).count <= txn.maxKeySize else {
                 throw LarderError(.keyTooLong, "the edge \(edge.name) from collection \(edge.source.collection) to collection \(edge.destination.collection) is too long to store: the indexes at both ends and the name together must stay well under \(txn.maxKeySize) bytes", operation: "relationships", index: owner, extensionName: name)
             }
-            // The same edge declared twice is one edge with the rules of both.
-            let rules = link.rules.union(wanted[key].map { DeleteRules(rawValue: $0.1[0]) } ?? [])
-            wanted[key] = (RelationshipEdge(name: edge.name, source: source, destination: edge.destination, rules: rules, isManual: edge.isManual), [rules.rawValue])
+            if let at = position(of: key) {
+                // The same edge declared twice is one edge with the rules of both.
+                wanted[at].rules.formUnion(link.rules)
+            } else {
+                positions?[key] = wanted.count
+                wanted.append(WantedEdge(key: key, edge: edge, rules: link.rules))
+            }
         }
         for stored in created ? [] : try ownedEdges(of: owner, outgoing: nil, in: lmdb) {
             let key = Self.forwardKey(stored.edge, owner: owner)
-            if let (_, rules) = wanted[key], rules == [stored.edge.rules.rawValue] {
-                wanted[key] = nil  // unchanged
+            let at = position(of: key)
+            if let at, wanted[at].rules == stored.edge.rules {
+                wanted[at].isStored = true  // unchanged
                 continue
             }
             try removeEntries(of: stored, in: lmdb)
-            if wanted[key] == nil { noteReferenceRemoved(to: stored.edge.destination, in: txn) }
+            if at == nil { noteReferenceRemoved(to: stored.edge.destination, in: txn) }
         }
-        for (key, (edge, rules)) in wanted {
-            try rules.withUnsafeBytes { rules in
-                try key.withUnsafeBytes { try lmdb.put(parts["forward"], key: $0, value: rules) }
+        for entry in wanted where !entry.isStored {
+            let edge = entry.edge
+            try withUnsafeBytes(of: entry.rules.rawValue) { rules in
+                try entry.key.withUnsafeBytes { try lmdb.put(parts["forward"], key: $0, value: rules) }
                 try Self.reverseKey(edge, owner: owner).withUnsafeBytes { try lmdb.put(parts["reverse"], key: $0, value: rules) }
                 if edge.source != owner {
-                    try Self.ownersKey(owner: owner, forwardKey: key).withUnsafeBytes { try lmdb.put(parts["owners"], key: $0, value: UnsafeRawBufferPointer(start: nil, count: 0)) }
+                    try Self.ownersKey(owner: owner, forwardKey: entry.key).withUnsafeBytes { try lmdb.put(parts["owners"], key: $0, value: UnsafeRawBufferPointer(start: nil, count: 0)) }
                 }
             }
         }
