@@ -46,7 +46,7 @@ struct SecondaryIndexTests {
                 return Item(category: Self.categories.randomElement(using: &random)!, price: price,
                             name: ["", "al", "alpha", "alps", "beta", "b\u{0}c"].randomElement(using: &random)! + String(Int.random(in: 0..<3, using: &random)))
             }
-            for step in 0..<120 {
+            for step in 0..<(120 * modelTestScale) {
                 var next = model
                 let keep = Int.random(in: 0..<10, using: &random) > 0
                 try? prices.write { txn in

@@ -71,3 +71,7 @@ struct SplitMix: RandomNumberGenerator {
         return z ^ (z >> 31)
     }
 }
+
+/// How many times larger the randomized model tests run: 10 with `LARDER_FULL=1` (the full
+/// reliability run), else 1 (CI).
+let modelTestScale = ProcessInfo.processInfo.environment["LARDER_FULL"] == nil ? 1 : 10

@@ -28,7 +28,7 @@ struct TreeNodeCacheTests {
             let view = try db.register(ViewTests.byCategory(ViewTests.Calls()), named: "byCategory")
             var model: [YapDB.Index: Item] = [:]
             let categories = ["a", "b", "", "tools", "hidden"]
-            for step in 0..<30 {
+            for step in 0..<(30 * modelTestScale) {
                 let keep = Int.random(in: 0..<6, using: &random) > 0
                 var next = model
                 try db.write { txn in

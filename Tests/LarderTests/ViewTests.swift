@@ -110,7 +110,7 @@ struct ViewTests {
             var model: [YapDB.Index: Item] = [:]
             var lists: [String: [String: [YapDB.Index]]] = ["byCategory": [:], "cheap": [:]]
             let categories = ["a", "b", "", "é", "hidden", "tools"]
-            for step in 0..<80 {
+            for step in 0..<(80 * modelTestScale) {
                 var next = model
                 let keep = Int.random(in: 0..<8, using: &random) > 0
                 try? db.write { txn in

@@ -47,6 +47,10 @@ final class RelationshipsRuntime: ExtensionRuntime {
         let edge: RelationshipEdge
         /// The value that declared the edge: the source, or a manual edge object.
         let owner: YapDB.Index
+        /// The key the edge was found under, when it was found by a scan, and whether that key is
+        /// its reverse key (else its forward key): removing the edge deletes that key as it is.
+        var foundKey: [UInt8]? = nil
+        var foundKeyIsReverse = false
     }
 
     /// The bytes of the tuple `(first.collection, first.key, name, second.collection,
@@ -120,11 +124,17 @@ final class RelationshipsRuntime: ExtensionRuntime {
         return StoredEdge(edge: edge, owner: owner)
     }
 
-    /// The edges stored under keys starting with `prefix` in the forward or reverse part.
-    func edges(withPrefix prefix: [UInt8], reversed: Bool, in lmdb: LMDBTransaction) throws -> [StoredEdge] {
+    /// The edges stored under keys starting with `prefix` in the forward or reverse part, each
+    /// with the key it was found under when `keepingKeys` (for removing it).
+    func edges(withPrefix prefix: [UInt8], reversed: Bool, keepingKeys: Bool = false, in lmdb: LMDBTransaction) throws -> [StoredEdge] {
         var found: [StoredEdge] = []
         try lmdb.forEachEntry(in: parts[reversed ? "reverse" : "forward"], withPrefix: prefix) { key, value in
-            found.append(try Self.decode(key, rules: value, reversed: reversed))
+            var stored = try Self.decode(key, rules: value, reversed: reversed)
+            if keepingKeys {
+                stored.foundKey = [UInt8](key)
+                stored.foundKeyIsReverse = reversed
+            }
+            found.append(stored)
             return true
         }
         return found
@@ -243,7 +253,7 @@ final class RelationshipsRuntime: ExtensionRuntime {
     /// when the caller has them); only edges added by hand have another owner, listed in `owners`.
     private func ownedEdges(of owner: YapDB.Index, outgoing: [StoredEdge]?, in lmdb: LMDBTransaction) throws -> [StoredEdge] {
         guard owner.collection == manualEdgesCollection else {
-            return try (outgoing ?? edges(withPrefix: Self.prefix(owner), reversed: false, in: lmdb)).filter { $0.owner == owner }
+            return try (outgoing ?? edges(withPrefix: Self.prefix(owner), reversed: false, keepingKeys: true, in: lmdb)).filter { $0.owner == owner }
         }
         var forwardKeys: [[UInt8]] = []
         let prefix = Self.prefix(owner)
@@ -265,9 +275,12 @@ final class RelationshipsRuntime: ExtensionRuntime {
 
     /// Deletes the entries of one edge.
     private func removeEntries(of stored: StoredEdge, in lmdb: LMDBTransaction) throws {
-        let key = Self.forwardKey(stored.edge, owner: stored.owner)
+        // The key the edge was found under is deleted as it is; only the other one is built.
+        let found = stored.foundKey
+        let key = found.flatMap { stored.foundKeyIsReverse ? nil : $0 } ?? Self.forwardKey(stored.edge, owner: stored.owner)
+        let reverse = found.flatMap { stored.foundKeyIsReverse ? $0 : nil } ?? Self.reverseKey(stored.edge, owner: stored.owner)
         _ = try key.withUnsafeBytes { try lmdb.delete(parts["forward"], key: $0) }
-        _ = try Self.reverseKey(stored.edge, owner: stored.owner).withUnsafeBytes { try lmdb.delete(parts["reverse"], key: $0) }
+        _ = try reverse.withUnsafeBytes { try lmdb.delete(parts["reverse"], key: $0) }
         if stored.owner != stored.edge.source {
             _ = try Self.ownersKey(owner: stored.owner, forwardKey: key).withUnsafeBytes { try lmdb.delete(parts["owners"], key: $0) }
         }
@@ -372,7 +385,7 @@ final class RelationshipsRuntime: ExtensionRuntime {
     /// end of are queued.
     private func removed(_ index: YapDB.Index, in txn: ReadWriteTransaction, cascade queue: CascadeQueue) throws {
         let lmdb = txn.lmdb
-        let outgoing = try edges(withPrefix: Self.prefix(index), reversed: false, in: lmdb)
+        let outgoing = try edges(withPrefix: Self.prefix(index), reversed: false, keepingKeys: true, in: lmdb)
         let incoming = try edges(withPrefix: Self.prefix(index), reversed: true, in: lmdb)
         for stored in try ownedEdges(of: index, outgoing: outgoing, in: lmdb) {
             try removeEntries(of: stored, in: lmdb)
