@@ -55,13 +55,15 @@ extension CountedTree {
     /// outgrow ``fanout`` or fall below ``minimumFill``) into that leaf: the leaf's bytes are
     /// copied in runs around the entries removed and the entries inserted, without decoding it.
     private func merge(_ changes: ArraySlice<CountedTreeChange>, into descent: inout CountedTreeDescent, header: inout CountedTreeHeader) throws {
-        let merged: (bytes: [UInt8], delta: Int)? = try Self.withLeaf(descent.leafBytes, id: descent.leafID) { node, bodyStart, slots in
+        // Set by the closure (a result of tuple type would have its metadata made on every call).
+        var merged: [UInt8]?
+        var delta = 0
+        try Self.withLeaf(descent.leafBytes, id: descent.leafID) { node, bodyStart, slots in
             // What the new leaf is made of, in order: runs of the old bytes, and new entries.
             var pieces: [CountedTreeMergePiece] = []
             pieces.reserveCapacity(2 * changes.count + 1)
             var copyFrom = bodyStart
             var next = 0
-            var delta = 0
             for position in changes.indices {
                 let key = changes[position].key
                 let (offset, stored) = key.withUnsafeBufferPointer {
@@ -83,7 +85,7 @@ extension CountedTree {
                     delta += 1
                 }
             }
-            guard !pieces.isEmpty else { return nil }
+            guard !pieces.isEmpty else { return }
             pieces.append(.copy(copyFrom..<node.count))
             let count = slots.count + delta
             var size = 1 + CountedTreeByteWriter.varintSize(UInt64(count))
@@ -93,7 +95,7 @@ extension CountedTree {
                 case .insert(let position): size += CountedTreeByteWriter.varintSize(UInt64(changes[position].key.count)) + changes[position].key.count
                 }
             }
-            let bytes = CountedTreeByteWriter.bytes(count: size) { writer in
+            merged = CountedTreeByteWriter.bytes(count: size) { writer in
                 writer.put(node[0])
                 writer.putVarint(UInt64(count))
                 for piece in pieces {
@@ -106,13 +108,12 @@ extension CountedTree {
                     }
                 }
             }
-            return (bytes, delta)
         }
         guard let merged else { return }
-        try storage.setNode(descent.leafID, merged.bytes)
-        guard merged.delta != 0 else { return }
-        try patchCounts(along: &descent.path, by: merged.delta)
-        header.count += merged.delta
+        try storage.setNode(descent.leafID, merged)
+        guard delta != 0 else { return }
+        try patchCounts(along: &descent.path, by: delta)
+        header.count += delta
         try writeHeader(header)
     }
 }
