@@ -67,8 +67,7 @@ final class ExtensionMaintenance: WriteParticipant {
     /// Notes that `key` must end up in the tree kept in `database` (`present`) or out of it;
     /// returns whether the changes waiting for that tree passed ``pendingTreeByteLimit``.
     func deferTreeChange(_ key: [UInt8], present: Bool, in database: DatabaseHandle) -> Bool {
-        pendingTrees[database, default: PendingTreeChanges()].add(key, present: present)
-        return pendingTrees[database]!.bytes > Self.pendingTreeByteLimit.load(ordering: .relaxed)
+        pendingTrees[database, default: PendingTreeChanges()].add(key, present: present) > Self.pendingTreeByteLimit.load(ordering: .relaxed)
     }
 
     /// Notes that the count of the group `groupKey` of the list whose tree is kept in `database`

@@ -86,15 +86,9 @@ extension TupleComponent {
     static func appendString(_ string: String, to buffer: inout [UInt8]) {
         buffer.append(TupleTypeByte.string)
         var string = string
-        // Native strings are contiguous UTF-8: no generic walk of the UTF-8 view.
-        string.withUTF8 { utf8 in
-            if let base = utf8.baseAddress, memchr(base, 0, utf8.count) == nil {
-                buffer.append(contentsOf: utf8)
-                buffer.append(0)
-            } else {
-                appendEscaped(utf8, to: &buffer)
-            }
-        }
+        // Native strings are contiguous UTF-8: escaped from a buffer, not through the generic
+        // walk of the UTF-8 view.
+        string.withUTF8 { appendEscaped($0, to: &buffer) }
     }
 
     private static func appendEscaped(_ bytes: some Collection<UInt8>, to buffer: inout [UInt8]) {

@@ -53,22 +53,21 @@ final class FilteredViewRuntime<Object: Codable & Sendable, Metadata: Codable & 
     }
 
     func rebuild(in txn: ReadWriteTransaction, progress: (Int, Int) -> Void) throws {
-        list.discardPending(in: txn)
         let parentTree = try parent.settledTree(in: txn)
         let total = try parentTree.count()
         var done = 0
         progress(0, total)
-        while done < total {
-            for key in try parentTree.keys(from: done, limit: 512, reversed: false) {
-                let index = try ListRuntime<Object, Metadata>.split(itemKey: key).index
-                if let kept = try filtered(index, parentKey: key, in: txn, writtenObject: nil, writtenMetadata: nil) {
-                    try list.place(index, at: kept, in: txn)
+        try list.rebuilding(in: txn) {
+            while done < total {
+                for key in try parentTree.keys(from: done, limit: 512, reversed: false) {
+                    let index = try ListRuntime<Object, Metadata>.split(itemKey: key).index
+                    if let kept = try filtered(index, parentKey: key, in: txn, writtenObject: nil, writtenMetadata: nil) {
+                        try list.place(index, at: kept, in: txn)
+                    }
+                    done += 1
                 }
-                done += 1
+                progress(done, total)
             }
-            progress(done, total)
         }
-        // Applied now: a runtime being registered is not among the transaction's extensions yet.
-        try list.settle(in: txn)
     }
 }

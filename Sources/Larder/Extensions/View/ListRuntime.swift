@@ -151,9 +151,48 @@ struct ListRuntime<Object: Codable & Sendable, Metadata: Codable & Sendable>: Se
         return tree(transaction.lmdb)
     }
 
-    /// Forgets the tree's waiting changes, before a rebuild (whose databases were emptied).
+    /// Forgets the tree's waiting changes (its databases were emptied).
     func discardPending(in txn: ReadWriteTransaction) {
         txn.extensionWork.discardPendingTreeChanges(for: parts["tree"])
+    }
+
+    /// Runs a rebuild's `body` over the emptied list: waiting changes from before are forgotten
+    /// first, and what `body` placed is applied before returning (a runtime being registered is
+    /// not among the transaction's extensions yet, so its commit would not apply them).
+    /// - Throws: what `body` throws, and as ``settle(in:)``.
+    func rebuilding(in txn: ReadWriteTransaction, _ body: () throws -> Void) throws {
+        discardPending(in: txn)
+        try body()
+        try settle(in: txn)
+    }
+
+    // MARK: Reads, with the transaction's waiting changes applied
+
+    /// The groups that hold at least one item, in UTF-8 byte order, as `transaction` sees them.
+    /// - Throws: as ``settle(in:)``, and LMDB failures.
+    func groups(in transaction: ReadTransaction) throws -> [String] {
+        try settle(ifWriting: transaction)
+        var names: [String] = []
+        try transaction.lmdb.forEachEntry(in: parts["groups"]) { key, _ in
+            names.append(Self.groupName(key))
+            return true
+        }
+        return names
+    }
+
+    /// The number of items in `group` as `transaction` sees it.
+    /// - Throws: as ``settle(in:)``, and LMDB failures.
+    func count(ofGroup group: String, in transaction: ReadTransaction) throws -> Int {
+        try settle(ifWriting: transaction)
+        return try Self.count(ofGroupKey: Self.groupKey(group), in: transaction.lmdb, database: parts["groups"])
+    }
+
+    /// Where `index` is in the list as `transaction` sees it.
+    /// - Throws: as ``settle(in:)``, and when the stored state is damaged.
+    func location(of index: YapDB.Index, in transaction: ReadTransaction) throws -> ViewLocation? {
+        try settle(ifWriting: transaction)
+        var groupStarts: [String: Int] = [:]
+        return try location(of: index, in: transaction.lmdb, groupStarts: &groupStarts)?.location
     }
 
     private func changeCount(ofGroupKey key: [UInt8], by change: Int, in lmdb: LMDBTransaction) throws {
@@ -265,12 +304,6 @@ struct ListRuntime<Object: Codable & Sendable, Metadata: Codable & Sendable>: Se
             groupStarts[group] = start
         }
         return (ViewLocation(group: group, position: try tree.rank(of: itemKey) - start), itemKey)
-    }
-
-    /// Where `index` is in the list as `lmdb` sees it.
-    func location(of index: YapDB.Index, in lmdb: LMDBTransaction) throws -> ViewLocation? {
-        var groupStarts: [String: Int] = [:]
-        return try location(of: index, in: lmdb, groupStarts: &groupStarts)?.location
     }
 
     /// Beyond this many changed items in one commit, a view reports a reset instead of itemized

@@ -16,10 +16,12 @@ struct PendingTreeChanges {
     }
 
     /// Notes that `key` must be in the tree (`present`) or out of it, replacing what an earlier
-    /// change said of the same key.
-    mutating func add(_ key: [UInt8], present: Bool) {
+    /// change said of the same key; returns ``bytes`` after it.
+    @discardableResult
+    mutating func add(_ key: [UInt8], present: Bool) -> Int {
         log.append(CountedTreeChange(key: key, present: present))
         bytes += key.count + MemoryLayout<CountedTreeChange>.stride
+        return bytes
     }
 
     /// The changes to apply: for each key the last one made, ascending by key.

@@ -25,6 +25,8 @@ public struct ViewReader<Object: Codable & Sendable, Metadata: Codable & Sendabl
     let runtime: ListRuntime<Object, Metadata>
 
     /// The tree, with the changes of the write transaction this reads in (if it is one) applied.
+    /// Every read here goes through the list's reads (this, `groups(in:)`, `count(ofGroup:in:)`,
+    /// `location(of:in:)`), which apply those changes first.
     private func tree() throws -> CountedTree<LMDBTreeStorage> { try runtime.settledTree(in: transaction) }
 
     // MARK: Groups and counts
@@ -36,13 +38,7 @@ public struct ViewReader<Object: Codable & Sendable, Metadata: Codable & Sendabl
     /// - Complexity: O(g) for the g groups of the view.
     public func groups() throws -> [String] {
         transaction.checkActive()
-        try runtime.settle(ifWriting: transaction)
-        var names: [String] = []
-        try transaction.lmdb.forEachEntry(in: runtime.parts["groups"]) { key, _ in
-            names.append(ListRuntime<Object, Metadata>.groupName(key))
-            return true
-        }
-        return names
+        return try runtime.groups(in: transaction)
     }
 
     /// The number of items in `group` (0 for a group the view does not have).
@@ -52,8 +48,7 @@ public struct ViewReader<Object: Codable & Sendable, Metadata: Codable & Sendabl
     /// - Complexity: O(1): one read of the group's stored size; the items are not visited.
     public func numberOfItems(inGroup group: String) throws -> Int {
         transaction.checkActive()
-        try runtime.settle(ifWriting: transaction)
-        return try ListRuntime<Object, Metadata>.count(ofGroupKey: ListRuntime<Object, Metadata>.groupKey(group), in: transaction.lmdb, database: runtime.parts["groups"])
+        return try runtime.count(ofGroup: group, in: transaction)
     }
 
     /// The number of items in every group.
@@ -132,8 +127,7 @@ public struct ViewReader<Object: Codable & Sendable, Metadata: Codable & Sendabl
     /// - Complexity: O(log n) for n items in the view (a lookup of the item, then its rank).
     public func location(of index: YapDB.Index) throws -> ViewLocation? {
         transaction.checkActive()
-        try runtime.settle(ifWriting: transaction)
-        return try runtime.location(of: index, in: transaction.lmdb)
+        return try runtime.location(of: index, in: transaction)
     }
 
     /// Calls `body` with each item of `group` and its position, forward or backward, from

@@ -33,20 +33,18 @@ final class ViewRuntime<Object: Codable & Sendable, Metadata: Codable & Sendable
     }
 
     func rebuild(in txn: ReadWriteTransaction, progress: (Int, Int) -> Void) throws {
-        list.discardPending(in: txn)
         let total = try txn.objectCount(in: collections)
         var done = 0
         progress(0, total)
-        try txn.forEachObjectIndex(in: collections) { index in
-            if let key = try itemKey(index, in: txn, writtenObject: nil, writtenMetadata: nil) {
-                try list.place(index, at: key, in: txn)
+        try list.rebuilding(in: txn) {
+            try txn.forEachObjectIndex(in: collections) { index in
+                if let key = try itemKey(index, in: txn, writtenObject: nil, writtenMetadata: nil) {
+                    try list.place(index, at: key, in: txn)
+                }
+                done += 1
+                if done % 1024 == 0 { progress(done, total) }
             }
-            done += 1
-            if done % 1024 == 0 { progress(done, total) }
         }
-        // A runtime being registered is not among the transaction's extensions yet, so nothing
-        // else would apply what the rebuild placed.
-        try list.settle(in: txn)
         progress(done, total)
     }
 }
