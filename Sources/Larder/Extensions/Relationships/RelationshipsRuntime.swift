@@ -51,6 +51,16 @@ final class RelationshipsRuntime: ExtensionRuntime {
         /// its reverse key (else its forward key): removing the edge deletes that key as it is.
         var foundKey: [UInt8]? = nil
         var foundKeyIsReverse = false
+
+        /// The edge's forward key: the key it was found under when that was its forward key.
+        var forwardKey: [UInt8] {
+            foundKey.flatMap { foundKeyIsReverse ? nil : $0 } ?? RelationshipsRuntime.forwardKey(edge, owner: owner)
+        }
+
+        /// The edge's reverse key: the key it was found under when that was its reverse key.
+        var reverseKey: [UInt8] {
+            foundKey.flatMap { foundKeyIsReverse ? $0 : nil } ?? RelationshipsRuntime.reverseKey(edge, owner: owner)
+        }
     }
 
     /// The bytes of the tuple `(first.collection, first.key, name, second.collection,
@@ -228,7 +238,7 @@ final class RelationshipsRuntime: ExtensionRuntime {
             }
         }
         for stored in created ? [] : try ownedEdges(of: owner, outgoing: nil, in: lmdb) {
-            let key = Self.forwardKey(stored.edge, owner: owner)
+            let key = stored.forwardKey
             let at = position(of: key)
             if let at, wanted[at].rules == stored.edge.rules {
                 wanted[at].isStored = true  // unchanged
@@ -269,16 +279,17 @@ final class RelationshipsRuntime: ExtensionRuntime {
             guard let rules = try key.withUnsafeBytes({ try lmdb.get(parts["forward"], key: $0) }) else {
                 throw LarderError(.corruptValue, "a relationship owner entry names an edge that is not stored", operation: "relationships", extensionName: name)
             }
-            return try Self.decode(key, rules: rules, reversed: false)
+            var stored = try Self.decode(key, rules: rules, reversed: false)
+            stored.foundKey = key
+            return stored
         }
     }
 
     /// Deletes the entries of one edge.
     private func removeEntries(of stored: StoredEdge, in lmdb: LMDBTransaction) throws {
         // The key the edge was found under is deleted as it is; only the other one is built.
-        let found = stored.foundKey
-        let key = found.flatMap { stored.foundKeyIsReverse ? nil : $0 } ?? Self.forwardKey(stored.edge, owner: stored.owner)
-        let reverse = found.flatMap { stored.foundKeyIsReverse ? $0 : nil } ?? Self.reverseKey(stored.edge, owner: stored.owner)
+        let key = stored.forwardKey
+        let reverse = stored.reverseKey
         _ = try key.withUnsafeBytes { try lmdb.delete(parts["forward"], key: $0) }
         _ = try reverse.withUnsafeBytes { try lmdb.delete(parts["reverse"], key: $0) }
         if stored.owner != stored.edge.source {
