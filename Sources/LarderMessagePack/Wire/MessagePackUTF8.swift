@@ -13,6 +13,7 @@ package enum MessagePackUTF8 {
         return String(decoding: bytes.assumingMemoryBound(to: UInt8.self), as: UTF8.self)
     }
 
+    /// Whether `bytes` are well-formed UTF-8 (table 3-7 of the Unicode standard).
     package static func isValid(_ bytes: UnsafeRawBufferPointer) -> Bool {
         let count = bytes.count
         var index = 0
