@@ -81,12 +81,6 @@ enum ChangeLog {
     /// format 1 or 2 already holds keep their integer arrays and still read.
     /// - Complexity: one lookup of a 4-byte value per commit, and a write once per store.
     static func recordBinaryPayloadFormat(in lmdb: LMDBTransaction) throws {
-        let key = Environment.formatVersionKey
-        if let stored = try lmdb.get(lmdb.databases.larder, key: key), stored.count == 4,
-           UInt32(bigEndian: stored.loadUnaligned(as: UInt32.self)) >= Environment.binaryLogPayloadFormatVersion {
-            return
-        }
-        var version = Environment.binaryLogPayloadFormatVersion.bigEndian
-        try withUnsafeBytes(of: &version) { try lmdb.put(lmdb.databases.larder, key: key, value: $0) }
+        try Environment.raiseFormatVersion(to: Environment.binaryLogPayloadFormatVersion, in: lmdb)
     }
 }

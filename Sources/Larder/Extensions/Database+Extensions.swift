@@ -42,6 +42,7 @@ extension Database {
             try write { txn in
                 let parts = try ExtensionParts.open(extension: name, parts: parts, in: txn.lmdb)
                 let runtime = try make(parts)
+                if runtime.derivesFromPreviousValues { try Self.retireMap(ofExtension: name, in: txn.lmdb) }
                 let record = try ExtensionRecord.read(name, in: txn.lmdb)
                 let current = record.map { $0.kind == kind && $0.versionTag == versionTag && !$0.stale } ?? false
                 if !current {
@@ -154,13 +155,29 @@ extension Database {
         }
     }
 
-    /// The parts each kind keeps, to clean up an extension this process did not register.
+    /// The parts each kind keeps, to clean up an extension this process did not register (with
+    /// the `map` that views, filtered views and indexes kept up to store format 3).
     static func parts(ofKind kind: String) -> [String] {
         switch kind {
-        case ExtensionKind.secondaryIndex: ["entries", "map"]
+        case ExtensionKind.secondaryIndex: ["entries", Self.retiredMapPart]
         case ExtensionKind.relationships: RelationshipsRuntime.partNames
-        default: ["tree", "map", "groups"]
+        default: ["tree", Self.retiredMapPart, "groups"]
         }
+    }
+
+    /// The part in which views, filtered views and indexes kept, up to store format 3, each
+    /// object's entry.
+    static let retiredMapPart = "map"
+
+    /// Empties the map extension `name` kept under store format 3, if the store has one, and
+    /// records store format 4 (``Environment/derivedExtensionsFormatVersion``): from this
+    /// registration on, the extension's writes no longer keep the map, so a Larder that would
+    /// read it must refuse the store. The extension's other state is the same in both formats
+    /// and is kept. The emptied database stays (its handle may be open in this process).
+    private static func retireMap(ofExtension name: String, in lmdb: LMDBTransaction) throws {
+        try Environment.raiseFormatVersion(to: Environment.derivedExtensionsFormatVersion, in: lmdb)
+        let mapName = ExtensionParts.databaseName(extension: name, part: retiredMapPart)
+        if let map = try lmdb.openExistingDatabase(mapName) { try lmdb.empty(map) }
     }
 }
 

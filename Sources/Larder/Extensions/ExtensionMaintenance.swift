@@ -7,9 +7,20 @@ final class ExtensionMaintenance: WriteParticipant {
     /// The extensions this transaction keeps up to date, dependencies first.
     let runtimes: [any ExtensionRuntime]
     private let registry: ExtensionRegistry
-    /// The indexes each extension saw change, by extension name (views report them at commit),
-    /// up to a limit the extension gives; `nil` for an extension that saw more.
-    private var touched: [String: Set<YapDB.Index>?] = [:]
+    /// The items each list (view or filtered view) saw change, with their item keys before the
+    /// transaction and now, by extension name (lists report them at commit), up to a limit the
+    /// list gives; `nil` for a list that saw more.
+    private var touched: [String: [YapDB.Index: TouchedItem]?] = [:]
+    /// The bytes at an index just before the transaction changed them (see ``willChange(_:at:in:)``),
+    /// until the change is handed to the extensions.
+    private var previous: (index: YapDB.Index, image: StoredImage)?
+    /// The previous object and metadata of the change being handed out, decoded, by the type
+    /// decoded (`Optional<T>` boxed): several extensions of one type decode them once.
+    private var previousValues: [ObjectIdentifier: Any] = [:]
+    /// Whether some extension derives its entries again from previous values.
+    private let keepsPreviousImages: Bool
+    /// Whether some extension that keeps previous images reads metadata.
+    private let keepsPreviousMetadata: Bool
     /// Relationships extensions that asked for a garbage collection before the commit.
     private var collectionRequests: Set<String> = []
     /// Working state an extension keeps while one of its operations runs (the cascade of the
@@ -23,11 +34,15 @@ final class ExtensionMaintenance: WriteParticipant {
     init(registry: ExtensionRegistry) {
         self.registry = registry
         self.runtimes = registry.all
+        keepsPreviousImages = runtimes.contains { $0.derivesFromPreviousValues }
+        keepsPreviousMetadata = runtimes.contains { $0.derivesFromPreviousValues && $0.readsMetadata }
     }
 
     private init(copying other: ExtensionMaintenance) {
         registry = other.registry
         runtimes = other.runtimes
+        keepsPreviousImages = other.keepsPreviousImages
+        keepsPreviousMetadata = other.keepsPreviousMetadata
         touched = other.touched
         collectionRequests = other.collectionRequests
         pendingTrees = other.pendingTrees
@@ -39,25 +54,62 @@ final class ExtensionMaintenance: WriteParticipant {
 
     // MARK: What extensions note
 
-    /// Notes that extension `name` saw `index` change in this transaction. Past `limit` indexes
-    /// the extension's are forgotten and ``touched(by:)`` answers `nil` (a bulk change, which
-    /// a view reports as a reset: hashing every index would cost more than the report is worth).
-    func noteTouched(_ index: YapDB.Index, by name: String, limit: Int) {
+    /// Notes that list `name` moved `index` from item key `old` to `new` (`nil`: out of the
+    /// list) in this transaction; the first change of an index keeps its `old` as the key before
+    /// the transaction. Past `limit` indexes the list's are forgotten and ``touched(by:)`` answers
+    /// `nil` (a bulk change, which a view reports as a reset: itemizing it would cost more than
+    /// the report is worth).
+    func noteTouched(_ index: YapDB.Index, by name: String, from old: [UInt8]?, to new: [UInt8]?, limit: Int) {
         switch touched[name] {
         case nil:
-            touched[name] = .some([index])
+            touched[name] = .some([index: TouchedItem(before: old, now: new)])
         case .some(nil):
             return
         case .some(.some):
-            touched[name]!!.insert(index)  // in place: no copy of the set is held meanwhile
-            if touched[name]!!.count > limit { touched[name] = .some(nil) }
+            // In place: no copy of the dictionary is held meanwhile.
+            if touched[name]!![index] != nil {
+                touched[name]!![index]!.now = new
+            } else {
+                touched[name]!![index] = TouchedItem(before: old, now: new)
+                if touched[name]!!.count > limit { touched[name] = .some(nil) }
+            }
         }
     }
 
-    /// The indexes extension `name` saw change in this transaction (none: empty), `nil` when
-    /// they were more than the limit it gave.
-    func touched(by name: String) -> Set<YapDB.Index>? {
-        touched[name] ?? []
+    /// Notes that list `name` changed too much in this transaction to itemize (a reset).
+    func noteReset(by name: String) {
+        touched[name] = .some(nil)
+    }
+
+    /// The items list `name` saw change in this transaction (none: empty), `nil` when they were
+    /// more than the limit it gave.
+    func touched(by name: String) -> [YapDB.Index: TouchedItem]? {
+        touched[name] ?? [:]
+    }
+
+    // MARK: Previous values
+
+    /// The bytes at `index` as they were before the change being handed to the extensions: those
+    /// the write path showed ``willChange(_:at:in:)`` before changing them, or, for a change that
+    /// did not change the bytes (a touch), the bytes stored now.
+    /// - Throws: LMDB failures.
+    func previousImage(of index: YapDB.Index, in txn: ReadWriteTransaction) throws -> StoredImage {
+        if let previous, previous.index == index { return previous.image }
+        return try StorageKey.with(collection: index.collection, key: index.key, maxKeySize: txn.maxKeySize, operation: "extension") {
+            try txn.storedImage(at: $0, metadata: keepsPreviousMetadata)
+        }
+    }
+
+    /// The previous object (or metadata, `metadata`) at `index` as a `T`, decoded once per change
+    /// and type; `nil` when there was none or it is not a `T`.
+    /// - Throws: a damaged stored value (``LarderError/Code/corruptValue``), LMDB failures.
+    func previousValue<T: Codable>(_ type: T.Type, metadata: Bool, at index: YapDB.Index, in txn: ReadWriteTransaction) throws -> T? {
+        let key = ObjectIdentifier(metadata ? Optional<Optional<T>>.self : Optional<T>.self)
+        if let known = previousValues[key] { return known as? T }
+        let image = try previousImage(of: index, in: txn)
+        let decoded = try (metadata ? image.metadata : image.object).flatMap { try txn.extensionValue(T.self, stored: $0, at: index) }
+        previousValues[key] = decoded as T?
+        return decoded
     }
 
     /// Beyond this many bytes of changes waiting for one tree, they are applied at once, so that
@@ -102,8 +154,22 @@ final class ExtensionMaintenance: WriteParticipant {
 
     var wantsChanges: Bool { !runtimes.isEmpty }
 
+    var wantsBeforeImages: Bool { keepsPreviousImages }
+
+    /// A bulk removal (a collection cleared, everything removed) needs no images: the extensions
+    /// find their entries of the removed objects themselves.
+    var wantsBeforeImagesOfBulkRemovals: Bool { false }
+
+    func willChange(_ index: YapDB.Index, at storageKey: UnsafeRawBufferPointer, in txn: ReadWriteTransaction) throws {
+        previous = (index, try txn.storedImage(at: storageKey, metadata: keepsPreviousMetadata))
+    }
+
     func didChange(_ change: WriteChange, in txn: ReadWriteTransaction) throws {
         guard !runtimes.isEmpty else { return }
+        defer {
+            previous = nil
+            if !previousValues.isEmpty { previousValues.removeAll(keepingCapacity: true) }
+        }
         for runtime in runtimes {
             switch change {
             case .row(let row):

@@ -18,6 +18,11 @@ protocol ExtensionRuntime: AnyObject, Sendable {
     var dependencies: [String] { get }
     /// Whether a change of metadata alone concerns it.
     var readsMetadata: Bool { get }
+    /// Whether it finds what it derived from an object by deriving it again from the object's
+    /// previous bytes (``ExtensionMaintenance/previousImage(of:in:)``), which the write path then
+    /// keeps for it. Views, filtered views and indexes do: they store no map from an object to
+    /// its entries.
+    var derivesFromPreviousValues: Bool { get }
     /// Its databases, by part name.
     var parts: ExtensionParts { get }
 
@@ -40,6 +45,7 @@ protocol ExtensionRuntime: AnyObject, Sendable {
 
 extension ExtensionRuntime {
     func willFinish(in txn: ReadWriteTransaction) throws {}
+    var derivesFromPreviousValues: Bool { false }
 
     /// Whether `change` concerns this extension.
     func receives(_ index: YapDB.Index) -> Bool {

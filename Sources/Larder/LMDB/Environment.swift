@@ -23,7 +23,7 @@ final class Environment: @unchecked Sendable {  // the handle is used under LMDB
     }
 
     /// The newest store format this version reads and writes: what a new store records.
-    static let formatVersion: UInt32 = binaryLogPayloadFormatVersion
+    static let formatVersion: UInt32 = derivedExtensionsFormatVersion
     /// The format of a store of Larder 0.1 without checksummed values (it still opens and reads;
     /// its first commit raises it to ``binaryLogPayloadFormatVersion``).
     static let plainFormatVersion: UInt32 = 1
@@ -35,6 +35,12 @@ final class Environment: @unchecked Sendable {  // the handle is used under LMDB
     /// `ChangeLog.recordBinaryPayloadFormat`): a Larder that reads up to 2 refuses the store
     /// instead of failing on its newer log entries.
     static let binaryLogPayloadFormatVersion: UInt32 = 3
+    /// The format whose views, filtered views and secondary indexes keep no map from an object to
+    /// its entries (they derive an object's old entries from its previous bytes), recorded by a
+    /// new store and by the registration of such an extension in an older one, which empties the
+    /// extension's map (see `Database.registerExtension`): a Larder that reads up to 3 would
+    /// trust maps that no longer follow the writes, so it refuses the store instead.
+    static let derivedExtensionsFormatVersion: UInt32 = 4
     static let formatVersionKey = "format-version"
 
     let handle: OpaquePointer
@@ -301,6 +307,16 @@ final class Environment: @unchecked Sendable {  // the handle is used under LMDB
         }
         try atOpen(txn)
         return true
+    }
+
+    /// Raises the store's recorded format version to `version` unless it is there already.
+    /// - Complexity: one lookup of a 4-byte value; a write when it raises it.
+    static func raiseFormatVersion(to version: UInt32, in lmdb: LMDBTransaction) throws {
+        if let stored = try lmdb.get(lmdb.databases.larder, key: formatVersionKey), stored.count == 4,
+           UInt32(bigEndian: stored.loadUnaligned(as: UInt32.self)) >= version {
+            return
+        }
+        try withUnsafeBytes(of: version.bigEndian) { try lmdb.put(lmdb.databases.larder, key: formatVersionKey, value: $0) }
     }
 
     private func checkFormatVersion(_ txn: LMDBTransaction) throws {

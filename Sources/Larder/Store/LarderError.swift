@@ -80,6 +80,12 @@ public struct LarderError: Error, Sendable, CustomStringConvertible {
         /// The registration conflicts with what is registered: the name is taken by another
         /// definition, or other extensions depend on the one being unregistered.
         public static let extensionConflict = Code(rawValue: "extensionConflict")
+        /// An extension's stored entries are not where its definition puts them for values that
+        /// did not change: its closures answered differently for the same value (they must be pure
+        /// functions of their arguments), or its definition or the way its type decodes changed
+        /// without a new `versionTag`. Register it with a new tag to rebuild it. Nothing was
+        /// changed by the write that found it.
+        public static let extensionInconsistent = Code(rawValue: "extensionInconsistent")
         /// An undo or redo was refused: a value the step covers changed since the step was
         /// recorded (a write that was not undoable, or another process), and applying the step
         /// would overwrite that newer data. Nothing was changed.

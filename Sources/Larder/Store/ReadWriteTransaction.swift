@@ -136,10 +136,10 @@ public final class ReadWriteTransaction: ReadTransaction {
         commitInfo = nil
     }
 
-    /// The bytes stored at `storageKey` now.
-    func storedImage(at storageKey: UnsafeRawBufferPointer) throws -> StoredImage {
+    /// The bytes stored at `storageKey` now; without `metadata`, the object's only.
+    func storedImage(at storageKey: UnsafeRawBufferPointer, metadata: Bool = true) throws -> StoredImage {
         StoredImage(object: try lmdb.get(lmdb.databases.objects, key: storageKey).map { [UInt8]($0) },
-                    metadata: try lmdb.get(lmdb.databases.metadata, key: storageKey).map { [UInt8]($0) })
+                    metadata: metadata ? try lmdb.get(lmdb.databases.metadata, key: storageKey).map { [UInt8]($0) } : nil)
     }
 
     // MARK: Storing
@@ -477,7 +477,7 @@ public final class ReadWriteTransaction: ReadTransaction {
         checkWritable()
         try StorageKey.validate(collection: collection, operation: "removeAllObjects")
         let prefix = StorageKey.prefix(of: collection)
-        if state.participants.wantBeforeImages {
+        if state.participants.wantBeforeImagesOfBulkRemovals {
             for key in try keys(inCollection: collection) {
                 try StorageKey.with(collection: collection, key: key, maxKeySize: maxKeySize, operation: "removeAllObjects") {
                     try willChange(YapDB.Index(collection: collection, key: key), at: $0)
@@ -497,7 +497,7 @@ public final class ReadWriteTransaction: ReadTransaction {
     /// - Throws: a ``LarderError`` from LMDB.
     public func removeAllObjectsInAllCollections() throws {
         checkWritable()
-        if state.participants.wantBeforeImages {
+        if state.participants.wantBeforeImagesOfBulkRemovals {
             var indexes: [YapDB.Index] = []
             try enumerateKeysInAllCollections { index, _ in indexes.append(index) }
             for index in indexes {
@@ -524,6 +524,7 @@ public final class ReadWriteTransaction: ReadTransaction {
         isRestoring = true
         defer { isRestoring = false }
         try StorageKey.with(collection: index.collection, key: index.key, maxKeySize: maxKeySize, operation: "undo") { storageKey in
+            try willChange(index, at: storageKey)
             let current = try storedImage(at: storageKey)
             guard let object else {
                 guard current.object != nil else { return }

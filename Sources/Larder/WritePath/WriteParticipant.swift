@@ -25,6 +25,9 @@ protocol WriteParticipant: AnyObject {
     func fork() -> Self
     /// Whether it wants ``willChange(_:at:in:)`` now.
     var wantsBeforeImages: Bool { get }
+    /// Whether it wants ``willChange(_:at:in:)`` for each object of a bulk removal (a collection
+    /// cleared, everything removed) too, which then costs a read per object.
+    var wantsBeforeImagesOfBulkRemovals: Bool { get }
     /// The transaction is about to change the stored bytes at `index` (`storageKey` is the
     /// index's key in the objects and metadata databases); ``ReadWriteTransaction/storedImage(at:)``
     /// reads them as they are.
@@ -46,6 +49,7 @@ protocol WriteParticipant: AnyObject {
 
 extension WriteParticipant {
     var wantsBeforeImages: Bool { false }
+    var wantsBeforeImagesOfBulkRemovals: Bool { wantsBeforeImages }
     var wantsChanges: Bool { true }
     func willChange(_ index: YapDB.Index, at storageKey: UnsafeRawBufferPointer, in txn: ReadWriteTransaction) throws {}
     func didChange(_ change: WriteChange, in txn: ReadWriteTransaction) throws {}

@@ -48,8 +48,8 @@ final class WriteParticipants {
             || added.contains { $0.wantsChanges }
     }
 
-    /// Whether any participant wants to see the bytes before a change.
-    var wantBeforeImages: Bool {
-        all.contains { $0.wantsBeforeImages }
+    /// Whether any participant wants to see the bytes of each object of a bulk removal.
+    var wantBeforeImagesOfBulkRemovals: Bool {
+        all.contains { $0.wantsBeforeImagesOfBulkRemovals }
     }
 }

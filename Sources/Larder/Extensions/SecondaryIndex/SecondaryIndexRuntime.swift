@@ -1,7 +1,12 @@
 /// The secondary index as the store runs it.
+///
+/// Storage: one plain database, `entries`, of keys `columns ‖ collection ‖ key` (one
+/// ``TupleKey``) with empty values. No map from an object to its entry: when an object changes,
+/// its old entry is derived again from the object's previous bytes, which is why `columns` must
+/// be a pure function (store format 4 dropped the map format 3 kept).
 final class SecondaryIndexRuntime<Object: Codable & Sendable, Metadata: Codable & Sendable>: ExtensionRuntime {
     static var kindName: String { ExtensionKind.secondaryIndex }
-    static var partNames: [String] { ["entries", "map"] }
+    static var partNames: [String] { ["entries"] }
 
     let name: String
     let definition: SecondaryIndex<Object, Metadata>
@@ -18,6 +23,7 @@ final class SecondaryIndexRuntime<Object: Codable & Sendable, Metadata: Codable 
     var collections: Set<String>? { definition.collections }
     var dependencies: [String] { [] }
     var readsMetadata: Bool { Metadata.self != NoMetadata.self }
+    var derivesFromPreviousValues: Bool { true }
 
     func rebound(to parts: ExtensionParts) -> any ExtensionRuntime {
         SecondaryIndexRuntime(name: name, definition: definition, parts: parts)
@@ -55,52 +61,76 @@ final class SecondaryIndexRuntime<Object: Codable & Sendable, Metadata: Codable 
     func apply(_ change: WriteChange, in txn: ReadWriteTransaction) throws {
         switch change {
         case .row(let row):
-            try update(row.index, in: txn, writtenObject: row.writtenObjectBox, writtenMetadata: row.metadataChanged ? row.writtenMetadata : nil,
-                       created: row.createdObject)
+            let new = try currentEntry(of: row, in: txn)
+            // A created object had no object before it, so no entry (every removal of an object
+            // takes its entry with it).
+            let old = row.createdObject ? nil : try previousEntry(of: row.index, in: txn)
+            guard old != new else { return }
+            if let old { try removeEntry(old, of: row.index, in: txn) }
+            try new?.withUnsafeBytes { try txn.lmdb.put(parts["entries"], key: $0, value: UnsafeRawBufferPointer(start: nil, count: 0)) }
         case .removed(let index):
-            try remove(index, in: txn)
+            if let old = try previousEntry(of: index, in: txn) { try removeEntry(old, of: index, in: txn) }
         case .cleared(let collection):
-            try txn.lmdb.removeAll(in: parts["map"], withPrefix: StorageKey.prefix(of: collection)) { entry in
-                _ = try txn.lmdb.delete(parts["entries"], key: entry)
-            }
+            try removeEntries(inCollection: collection, in: txn)
         case .removedEverything:
             try parts.empty(in: txn.lmdb)
         }
     }
 
-    /// Puts the entry of `index` as its object and metadata say now. `created`: the write just
-    /// created the object, so it has no entry yet (every removal takes the entry with it) and
-    /// the map is not read.
-    private func update(_ index: YapDB.Index, in txn: ReadWriteTransaction, writtenObject: CachedValueBox?, writtenMetadata: CachedValueBox??,
-                        created: Bool = false) throws {
-        var newEntry: [UInt8]?
-        if let object = try txn.extensionObject(Object.self, at: index, written: writtenObject) {
-            let metadata = readsMetadata ? try txn.extensionMetadata(Metadata.self, at: index, written: writtenMetadata) : nil
-            if let columns = definition.columns(index, object, metadata) {
-                newEntry = try entryKey(columns, index, maxKeySize: txn.maxKeySize)
+    /// The entry of `index` for `object` and `metadata`, `nil` when the index leaves it out.
+    private func entry(of index: YapDB.Index, object: Object?, metadata: Metadata?, maxKeySize: Int) throws -> [UInt8]? {
+        guard let object, let columns = definition.columns(index, object, metadata) else { return nil }
+        return try entryKey(columns, index, maxKeySize: maxKeySize)
+    }
+
+    /// The entry of the object and metadata as `row` left them (the values it wrote, else the
+    /// stored ones, which are the previous ones when the change left them as they were).
+    private func currentEntry(of row: ChangedRow, in txn: ReadWriteTransaction) throws -> [UInt8]? {
+        let work = txn.extensionWork
+        let object: Object?
+        switch row.object {
+        case nil, .touched?: object = try work.previousValue(Object.self, metadata: false, at: row.index, in: txn)
+        default: object = try txn.extensionObject(Object.self, at: row.index, written: row.writtenObjectBox)
+        }
+        guard object != nil else { return nil }
+        var metadata: Metadata?
+        if readsMetadata {
+            switch row.metadata {
+            case nil, .touched?: metadata = try work.previousValue(Metadata.self, metadata: true, at: row.index, in: txn)
+            default: metadata = try txn.extensionMetadata(Metadata.self, at: row.index, written: row.writtenMetadata)
             }
         }
-        try StorageKey.with(collection: index.collection, key: index.key, maxKeySize: txn.maxKeySize, operation: "secondaryIndex") { storageKey in
-            let old = created ? nil : try txn.lmdb.get(parts["map"], key: storageKey).map { [UInt8]($0) }
-            guard old != newEntry else { return }
-            if let old { _ = try old.withUnsafeBytes { try txn.lmdb.delete(parts["entries"], key: $0) } }
-            if let newEntry {
-                try newEntry.withUnsafeBytes { entry in
-                    try txn.lmdb.put(parts["entries"], key: entry, value: UnsafeRawBufferPointer(start: nil, count: 0))
-                    try txn.lmdb.put(parts["map"], key: storageKey, value: entry)
-                }
-            } else {
-                _ = try txn.lmdb.delete(parts["map"], key: storageKey)
-            }
+        return try entry(of: row.index, object: object, metadata: metadata, maxKeySize: txn.maxKeySize)
+    }
+
+    /// The entry `index` had before the change being applied, derived from its previous object
+    /// and metadata.
+    private func previousEntry(of index: YapDB.Index, in txn: ReadWriteTransaction) throws -> [UInt8]? {
+        let work = txn.extensionWork
+        guard let object = try work.previousValue(Object.self, metadata: false, at: index, in: txn) else { return nil }
+        let metadata = readsMetadata ? try work.previousValue(Metadata.self, metadata: true, at: index, in: txn) : nil
+        return try entry(of: index, object: object, metadata: metadata, maxKeySize: txn.maxKeySize)
+    }
+
+    /// Deletes `entry`, which the previous values of `index` say is stored.
+    /// - Throws: ``LarderError/Code/extensionInconsistent`` when it is not.
+    private func removeEntry(_ entry: [UInt8], of index: YapDB.Index, in txn: ReadWriteTransaction) throws {
+        guard try entry.withUnsafeBytes({ try txn.lmdb.delete(parts["entries"], key: $0) }) else {
+            throw LarderError(.extensionInconsistent, "the index has no entry where its columns put the previous value: its columns closure gave another answer for the same value (it must be a pure function of its arguments), or its definition or its type's decoding changed without a new versionTag; register it with a new versionTag to rebuild it", operation: "secondaryIndex", index: index, extensionName: name)
         }
     }
 
-    private func remove(_ index: YapDB.Index, in txn: ReadWriteTransaction) throws {
-        try StorageKey.with(collection: index.collection, key: index.key, maxKeySize: txn.maxKeySize, operation: "secondaryIndex") { storageKey in
-            guard let old = try txn.lmdb.get(parts["map"], key: storageKey).map({ [UInt8]($0) }) else { return }
-            _ = try old.withUnsafeBytes { try txn.lmdb.delete(parts["entries"], key: $0) }
-            _ = try txn.lmdb.delete(parts["map"], key: storageKey)
+    /// Deletes the entries of the objects of `collection`: all of them when the index reads that
+    /// collection only, else those whose keys end with it (a scan of the index).
+    /// - Complexity: O(n) for the n entries of the index when it reads other collections too.
+    private func removeEntries(inCollection collection: String, in txn: ReadWriteTransaction) throws {
+        if collections == [collection] { return try parts.empty(in: txn.lmdb) }
+        var removed: [[UInt8]] = []
+        try txn.lmdb.forEachEntry(in: parts["entries"]) { key, _ in
+            if try Self.split(entry: key).0.collection == collection { removed.append([UInt8](key)) }
+            return true
         }
+        for entry in removed { _ = try entry.withUnsafeBytes { try txn.lmdb.delete(parts["entries"], key: $0) } }
     }
 
     func rebuild(in txn: ReadWriteTransaction, progress: (Int, Int) -> Void) throws {
@@ -108,7 +138,11 @@ final class SecondaryIndexRuntime<Object: Codable & Sendable, Metadata: Codable 
         var done = 0
         progress(0, total)
         try txn.forEachObjectIndex(in: collections) { index in
-            try update(index, in: txn, writtenObject: nil, writtenMetadata: nil)
+            let object = try txn.extensionObject(Object.self, at: index, written: nil)
+            let metadata = readsMetadata && object != nil ? try txn.extensionMetadata(Metadata.self, at: index, written: nil) : nil
+            if let entry = try entry(of: index, object: object, metadata: metadata, maxKeySize: txn.maxKeySize) {
+                try entry.withUnsafeBytes { try txn.lmdb.put(parts["entries"], key: $0, value: UnsafeRawBufferPointer(start: nil, count: 0)) }
+            }
             done += 1
             if done % 1024 == 0 { progress(done, total) }
         }
@@ -118,6 +152,6 @@ final class SecondaryIndexRuntime<Object: Codable & Sendable, Metadata: Codable 
     func finish(in txn: ReadWriteTransaction) throws -> [UInt8]? { nil }
 
     func logicalContents(in txn: ReadTransaction) throws -> [String: [[UInt8]]] {
-        ["entries": try parts.entries(of: "entries", in: txn.lmdb), "map": try parts.entries(of: "map", in: txn.lmdb)]
+        ["entries": try parts.entries(of: "entries", in: txn.lmdb)]
     }
 }

@@ -12,6 +12,11 @@ protocol ListKeeping<Object, Metadata>: ExtensionRuntime {
 extension ListKeeping {
     var name: String { list.name }
     var parts: ExtensionParts { list.parts }
+    var derivesFromPreviousValues: Bool { true }
+
+    func apply(_ change: WriteChange, in txn: ReadWriteTransaction) throws {
+        try list.apply(change, in: txn)
+    }
 
     func finish(in txn: ReadWriteTransaction) throws -> [UInt8]? {
         try list.finish(in: txn)

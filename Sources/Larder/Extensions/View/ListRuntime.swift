@@ -1,25 +1,42 @@
 /// The sorted, grouped list that views and filtered views keep, and the reads and change
 /// reports they share.
 ///
-/// Storage, in three plain databases:
+/// Storage, in two plain databases:
 /// - `tree`: a counted B+tree (``CountedTree``) of item keys, `group ‖ sort key ‖ collection ‖ key`
 ///   encoded as one ``TupleKey`` (the sort key nested), so byte order is list order and ranks
 ///   give positions in O(log n);
-/// - `map`: each item's storage key (`collection ‖ 0x00 ‖ key`) → its item key, to find and move
-///   it when its object changes;
 /// - `groups`: 0x01 ‖ group name (UTF-8) → number of items (`UInt64`, big-endian); absent when empty.
+///
+/// No map from an object to its item: when an object changes, its old item key is derived again
+/// from the object's previous bytes (``ExtensionMaintenance/previousValue(_:metadata:at:in:)``),
+/// which is why the definition's closures must be pure (see ``derive``). Store format 4 dropped
+/// the map that format 3 kept (`Environment.derivedExtensionsFormatVersion`).
 ///
 /// A view's runtime holds one (``ListKeeping``).
 struct ListRuntime<Object: Codable & Sendable, Metadata: Codable & Sendable>: Sendable {
-    static var partNames: [String] { ["tree", "map", "groups"] }
+    static var partNames: [String] { ["tree", "groups"] }
+
+    /// The item key of an object with its metadata (`nil` when the list does not read metadata
+    /// or there is none), `nil` when it is not in the list. The definition of the list: it must
+    /// answer the same for the same arguments, since an item's old key is found by asking it again.
+    typealias Derive = @Sendable (_ index: YapDB.Index, _ object: Object, _ metadata: Metadata?) -> [UInt8]?
 
     let name: String
     let parts: ExtensionParts
+    /// The collections whose objects the list holds; `nil`: all.
+    let collections: Set<String>?
+    /// The list's definition (see ``Derive``).
+    let derive: Derive
 
-    init(name: String, parts: ExtensionParts) {
+    init(name: String, parts: ExtensionParts, collections: Set<String>?, derive: @escaping Derive) {
         self.name = name
         self.parts = parts
+        self.collections = collections
+        self.derive = derive
     }
+
+    /// Whether the definition reads metadata.
+    var readsMetadata: Bool { Metadata.self != NoMetadata.self }
 
     func tree(_ lmdb: LMDBTransaction) -> CountedTree<LMDBTreeStorage> {
         CountedTree(storage: LMDBTreeStorage(lmdb: lmdb, database: parts["tree"]))
@@ -85,44 +102,93 @@ struct ListRuntime<Object: Codable & Sendable, Metadata: Codable & Sendable>: Se
         return (lower, KeyRange.successor(of: lower) ?? [0xFF])
     }
 
+    // MARK: Item keys of objects
+
+    /// The item key of `index` as its object and metadata are now: the values `row` wrote, else
+    /// the stored ones (the previous values when the change left them as they were).
+    private func currentItemKey(of row: ChangedRow, in txn: ReadWriteTransaction) throws -> [UInt8]? {
+        let work = txn.extensionWork
+        let index = row.index
+        let object: Object?
+        switch row.object {
+        case nil, .touched?: object = try work.previousValue(Object.self, metadata: false, at: index, in: txn)
+        default: object = try txn.extensionObject(Object.self, at: index, written: row.writtenObjectBox)
+        }
+        guard let object else { return nil }
+        guard readsMetadata else { return derive(index, object, nil) }
+        let metadata: Metadata?
+        switch row.metadata {
+        case nil, .touched?: metadata = try work.previousValue(Metadata.self, metadata: true, at: index, in: txn)
+        default: metadata = try txn.extensionMetadata(Metadata.self, at: index, written: row.writtenMetadata)
+        }
+        return derive(index, object, metadata)
+    }
+
+    /// The item key of `index` as its object and metadata are stored in `transaction`.
+    /// - Throws: a damaged stored value, LMDB failures.
+    func storedItemKey(of index: YapDB.Index, in transaction: ReadTransaction) throws -> [UInt8]? {
+        guard let object = try transaction.extensionObject(Object.self, at: index, written: nil) else { return nil }
+        let metadata = readsMetadata ? try transaction.extensionMetadata(Metadata.self, at: index, written: nil) : nil
+        return derive(index, object, metadata)
+    }
+
+    /// The item key `index` had before the change being applied, derived from its previous
+    /// object and metadata.
+    private func previousItemKey(of index: YapDB.Index, in txn: ReadWriteTransaction) throws -> [UInt8]? {
+        let work = txn.extensionWork
+        guard let object = try work.previousValue(Object.self, metadata: false, at: index, in: txn) else { return nil }
+        let metadata = readsMetadata ? try work.previousValue(Metadata.self, metadata: true, at: index, in: txn) : nil
+        return derive(index, object, metadata)
+    }
+
     // MARK: Changing the list
 
-    /// Puts the item `index` at `itemKey` (`nil`: takes it out of the list), keeping the map and
-    /// the group counts, and notes the item as changed in this transaction.
-    ///
-    /// `created` says the write just created the object at `index`: no object was there, so the
-    /// list holds no item for it (every removal of an object takes its item out in the same
-    /// transaction) and the map is not read.
-    func place(_ index: YapDB.Index, at itemKey: [UInt8]?, in txn: ReadWriteTransaction, created: Bool = false) throws {
-        let lmdb = txn.lmdb
-        txn.extensionWork.noteTouched(index, by: name, limit: Self.itemizedChangeLimit)
-        if created && itemKey == nil { return }
-        try StorageKey.with(collection: index.collection, key: index.key, maxKeySize: txn.maxKeySize, operation: "view") { storageKey in
-            let old = created ? nil : try lmdb.get(parts["map"], key: storageKey).map { [UInt8]($0) }
-            guard old != itemKey else { return }
-            if let itemKey, itemKey.count > txn.maxKeySize {
-                throw LarderError(.keyTooLong, "the view item (group, sort key, collection, key) takes \(itemKey.count) bytes; the limit is \(txn.maxKeySize)", operation: "view", index: index, extensionName: name)
-            }
-            // The tree's and the group counts' changes wait for the transaction's other changes
-            // (see `settle(in:)`); the map is written now.
-            let work = txn.extensionWork
-            let tree = parts["tree"]
-            var settleNow = false
-            // An item that stays in its group (a new sort key) leaves the group's count alone.
-            let sameGroup = old.flatMap { old in itemKey.map { Self.groupPrefix(of: old) == Self.groupPrefix(of: $0) } } ?? false
-            if let old {
-                settleNow = work.deferTreeChange(old, present: false, in: tree)
-                if !sameGroup { work.deferCountChange(ofGroupKey: try Self.groupKey(ofItemKey: old), by: -1, in: tree) }
-            }
-            if let itemKey {
-                settleNow = work.deferTreeChange(itemKey, present: true, in: tree) || settleNow
-                if !sameGroup { work.deferCountChange(ofGroupKey: try Self.groupKey(ofItemKey: itemKey), by: 1, in: tree) }
-                try itemKey.withUnsafeBytes { try lmdb.put(parts["map"], key: storageKey, value: $0) }
-            } else {
-                _ = try lmdb.delete(parts["map"], key: storageKey)
-            }
-            if settleNow { try settle(in: txn) }
+    /// Brings the list up to date with one change of the objects it reads.
+    /// - Throws: ``LarderError/Code/keyTooLong`` for an item key over LMDB's limit; a damaged
+    ///   stored value; LMDB failures.
+    func apply(_ change: WriteChange, in txn: ReadWriteTransaction) throws {
+        switch change {
+        case .row(let row):
+            let new = try currentItemKey(of: row, in: txn)
+            // A created object had no object before it, so no item (every removal of an object
+            // takes its item out in the same transaction).
+            let old = row.createdObject ? nil : try previousItemKey(of: row.index, in: txn)
+            try place(row.index, from: old, to: new, in: txn)
+        case .removed(let index):
+            try place(index, from: try previousItemKey(of: index, in: txn), to: nil, in: txn)
+        case .cleared(let collection):
+            try removeItems(inCollection: collection, in: txn)
+        case .removedEverything:
+            try removeAllItems(in: txn)
         }
+    }
+
+    /// Moves the item `index` from item key `old` to `itemKey` (`nil`: not in the list), keeping
+    /// the group counts, and notes the item as changed in this transaction.
+    /// - Throws: ``LarderError/Code/keyTooLong`` when `itemKey` is over LMDB's key limit; as
+    ///   ``settle(in:)`` when the waiting changes outgrow their limit.
+    func place(_ index: YapDB.Index, from old: [UInt8]?, to itemKey: [UInt8]?, in txn: ReadWriteTransaction) throws {
+        let work = txn.extensionWork
+        work.noteTouched(index, by: name, from: old, to: itemKey, limit: Self.itemizedChangeLimit)
+        guard old != itemKey else { return }
+        if let itemKey, itemKey.count > txn.maxKeySize {
+            throw LarderError(.keyTooLong, "the view item (group, sort key, collection, key) takes \(itemKey.count) bytes; the limit is \(txn.maxKeySize)", operation: "view", index: index, extensionName: name)
+        }
+        // The tree's and the group counts' changes wait for the transaction's other changes
+        // (see `settle(in:)`).
+        let tree = parts["tree"]
+        var settleNow = false
+        // An item that stays in its group (a new sort key) leaves the group's count alone.
+        let sameGroup = old.flatMap { old in itemKey.map { Self.groupPrefix(of: old) == Self.groupPrefix(of: $0) } } ?? false
+        if let old {
+            settleNow = work.deferTreeChange(old, present: false, in: tree)
+            if !sameGroup { work.deferCountChange(ofGroupKey: try Self.groupKey(ofItemKey: old), by: -1, in: tree) }
+        }
+        if let itemKey {
+            settleNow = work.deferTreeChange(itemKey, present: true, in: tree) || settleNow
+            if !sameGroup { work.deferCountChange(ofGroupKey: try Self.groupKey(ofItemKey: itemKey), by: 1, in: tree) }
+        }
+        if settleNow { try settle(in: txn) }
     }
 
     /// Applies the changes of the tree and of the group counts this transaction has made and not
@@ -132,7 +198,17 @@ struct ListRuntime<Object: Codable & Sendable, Metadata: Codable & Sendable>: Se
     /// - Throws: what the tree throws (a damaged tree).
     func settle(in txn: ReadWriteTransaction) throws {
         guard let pending = txn.extensionWork.takePendingTreeChanges(for: parts["tree"]) else { return }
-        try tree(txn.lmdb).apply(sorted: pending.netted())
+        let tree = tree(txn.lmdb)
+        let countBefore = try tree.count()
+        try tree.apply(sorted: pending.netted())
+        // Each change took out an item its old key said was there and put in one its new key
+        // said was not: the tree's count moves by the sum of the group counts' changes unless a
+        // key was not where the definition put it.
+        let expected = countBefore + pending.groupCounts.values.reduce(0, +)
+        let count = try tree.count()
+        guard count == expected else {
+            throw LarderError(.extensionInconsistent, "the list holds \(count) items where its definition accounts for \(expected): its grouping, sorting or filter gave another answer for a value that did not change (they must be pure functions of their arguments), or its definition or its type's decoding changed without a new versionTag; register it with a new versionTag to rebuild it", operation: "view", extensionName: name)
+        }
         for (groupKey, change) in pending.groupCounts where change != 0 {
             try changeCount(ofGroupKey: groupKey, by: change, in: txn.lmdb)
         }
@@ -190,9 +266,11 @@ struct ListRuntime<Object: Codable & Sendable, Metadata: Codable & Sendable>: Se
     /// Where `index` is in the list as `transaction` sees it.
     /// - Throws: as ``settle(in:)``, and when the stored state is damaged.
     func location(of index: YapDB.Index, in transaction: ReadTransaction) throws -> ViewLocation? {
-        try settle(ifWriting: transaction)
+        let tree = try settledTree(in: transaction)
+        // The item key its object gives, if the list holds it.
+        guard let itemKey = try storedItemKey(of: index, in: transaction), try tree.contains(itemKey) else { return nil }
         var groupStarts: [String: Int] = [:]
-        return try location(of: index, in: transaction.lmdb, groupStarts: &groupStarts)?.location
+        return try location(ofItemKey: itemKey, in: transaction.lmdb, groupStarts: &groupStarts)
     }
 
     private func changeCount(ofGroupKey key: [UInt8], by change: Int, in lmdb: LMDBTransaction) throws {
@@ -242,44 +320,46 @@ struct ListRuntime<Object: Codable & Sendable, Metadata: Codable & Sendable>: Se
         return Int(UInt64(bigEndian: stored.loadUnaligned(as: UInt64.self)))
     }
 
-    /// Applies a change that removes items (an object removed, a collection cleared, everything
-    /// removed), the same for every kind of list; a `.row` change is the caller's to handle.
-    func applyRemoval(_ change: WriteChange, in txn: ReadWriteTransaction) throws {
-        switch change {
-        case .row:
-            break
-        case .removed(let index):
-            try place(index, at: nil, in: txn)
-        case .cleared(let collection):
-            try removeItems(inCollection: collection, in: txn)
-        case .removedEverything:
-            try removeAllItems(in: txn)
-        }
-    }
-
     /// The list's changes in this commit, for the changeset.
     func finish(in txn: ReadWriteTransaction) throws -> [UInt8]? {
         try settle(in: txn)
         return try listChanges(in: txn)
     }
 
-    /// Takes every item of `collection` out of the list.
+    /// Takes every item of `collection` out of the list: all of them when the list reads that
+    /// collection only, else those the list's keys name (a scan of the list; no map says which
+    /// items a collection has).
+    /// - Complexity: O(n) for the n items of the list when it reads other collections too.
     func removeItems(inCollection collection: String, in txn: ReadWriteTransaction) throws {
-        var indexes: [YapDB.Index] = []
-        let prefix = StorageKey.prefix(of: collection)
-        try txn.lmdb.forEachEntry(in: parts["map"], withPrefix: prefix) { key, _ in
-            indexes.append(StorageKey.index(from: key))
-            return true
+        if collections == [collection] { return try removeAllItems(in: txn) }
+        let tree = try settledTree(in: txn)
+        let total = try tree.count()
+        var removed: [(YapDB.Index, [UInt8])] = []
+        var rank = 0
+        while rank < total {
+            let keys = try tree.keys(from: rank, limit: 512, reversed: false)
+            guard !keys.isEmpty else { break }
+            for key in keys {
+                let index = try Self.split(itemKey: key).index
+                if index.collection == collection { removed.append((index, key)) }
+            }
+            rank += keys.count
         }
-        for index in indexes { try place(index, at: nil, in: txn) }
+        for (index, key) in removed { try place(index, from: key, to: nil, in: txn) }
     }
 
     /// Takes every item out of the list.
     func removeAllItems(in txn: ReadWriteTransaction) throws {
-        // Only until the list's changes are too many to itemize: then the report is a reset.
-        try txn.lmdb.forEachEntry(in: parts["map"]) { key, _ in
-            txn.extensionWork.noteTouched(StorageKey.index(from: key), by: name, limit: Self.itemizedChangeLimit)
-            return txn.extensionWork.touched(by: name) != nil
+        // The items are reported only until they are too many to itemize: then the report is a
+        // reset.
+        let tree = try settledTree(in: txn)
+        let total = try tree.count()
+        if total > Self.itemizedChangeLimit {
+            txn.extensionWork.noteReset(by: name)
+        } else {
+            for key in try tree.keys(from: 0, limit: total, reversed: false) {
+                txn.extensionWork.noteTouched(try Self.split(itemKey: key).index, by: name, from: key, to: nil, limit: Self.itemizedChangeLimit)
+            }
         }
         discardPending(in: txn)
         try parts.empty(in: txn.lmdb)
@@ -287,13 +367,10 @@ struct ListRuntime<Object: Codable & Sendable, Metadata: Codable & Sendable>: Se
 
     // MARK: Change reports
 
-    /// Where `index` is in the list as `lmdb` sees it, with its item key. `groupStarts` caches
-    /// the rank of each group's first item across calls on one snapshot.
-    func location(of index: YapDB.Index, in lmdb: LMDBTransaction, groupStarts: inout [String: Int]) throws -> (location: ViewLocation, itemKey: [UInt8])? {
-        let maxKeySize = lmdb.environment.maxKeySize
-        guard let itemKey = try StorageKey.with(collection: index.collection, key: index.key, maxKeySize: maxKeySize, operation: "view", {
-            try lmdb.get(parts["map"], key: $0).map { [UInt8]($0) }
-        }) else { return nil }
+    /// Where the item key `itemKey` is in the list as `lmdb` sees it (its rank: where it is, or
+    /// would be). `groupStarts` caches the rank of each group's first item across calls on one
+    /// snapshot.
+    func location(ofItemKey itemKey: [UInt8], in lmdb: LMDBTransaction, groupStarts: inout [String: Int]) throws -> ViewLocation {
         let group = try Self.group(ofItemKey: itemKey)
         let tree = tree(lmdb)
         let start: Int
@@ -303,7 +380,7 @@ struct ListRuntime<Object: Codable & Sendable, Metadata: Codable & Sendable>: Se
             start = try tree.rank(of: Self.bounds(ofGroup: group).lower)
             groupStarts[group] = start
         }
-        return (ViewLocation(group: group, position: try tree.rank(of: itemKey) - start), itemKey)
+        return ViewLocation(group: group, position: try tree.rank(of: itemKey) - start)
     }
 
     /// Beyond this many changed items in one commit, a view reports a reset instead of itemized
@@ -319,28 +396,29 @@ struct ListRuntime<Object: Codable & Sendable, Metadata: Codable & Sendable>: Se
             return try ViewChanges(isReset: true).messagePackBytes()
         }
         guard !touched.isEmpty else { return nil }
-        // The committed state before this transaction, read beside it.
+        // The committed state before this transaction, read beside it: each item's key before
+        // the transaction is ranked there, its key now in the transaction.
         return try txn.lmdb.environment.read { before in
             var changes = ViewChanges()
             var groups = Set<String>()
             var startsBefore: [String: Int] = [:]
             var startsNow: [String: Int] = [:]
-            for index in touched {
-                let old = try location(of: index, in: before, groupStarts: &startsBefore)
-                let new = try location(of: index, in: txn.lmdb, groupStarts: &startsNow)
+            for (index, item) in touched {
+                let old = try item.before.map { try location(ofItemKey: $0, in: before, groupStarts: &startsBefore) }
+                let new = try item.now.map { try location(ofItemKey: $0, in: txn.lmdb, groupStarts: &startsNow) }
                 switch (old, new) {
                 case (nil, nil):
                     continue
                 case (nil, let new?):
-                    changes.rows.append(.init(kind: .insert, index: index, from: nil, to: new.location))
+                    changes.rows.append(.init(kind: .insert, index: index, from: nil, to: new))
                 case (let old?, nil):
-                    changes.rows.append(.init(kind: .delete, index: index, from: old.location, to: nil))
+                    changes.rows.append(.init(kind: .delete, index: index, from: old, to: nil))
                 case (let old?, let new?):
-                    let kind: ViewChanges.RowChange.Kind = old.itemKey == new.itemKey ? .update : .move
-                    changes.rows.append(.init(kind: kind, index: index, from: old.location, to: new.location))
+                    let kind: ViewChanges.RowChange.Kind = item.before == item.now ? .update : .move
+                    changes.rows.append(.init(kind: kind, index: index, from: old, to: new))
                 }
-                if let old { groups.insert(old.location.group) }
-                if let new { groups.insert(new.location.group) }
+                if let old { groups.insert(old.group) }
+                if let new { groups.insert(new.group) }
             }
             for group in groups.sorted() {
                 let key = Self.groupKey(group)
@@ -360,7 +438,6 @@ struct ListRuntime<Object: Codable & Sendable, Metadata: Codable & Sendable>: Se
         let tree = try settledTree(in: txn)
         return [
             "tree": try tree.keys(from: 0, limit: try tree.count(), reversed: false),
-            "map": try parts.entries(of: "map", in: txn.lmdb),
             "groups": try parts.entries(of: "groups", in: txn.lmdb),
         ]
     }
