@@ -303,6 +303,12 @@ struct CountedTreeTests {
             try #require(try tree.rank(of: probe[...]) == expected, "rank of a slice, \(context)")
             try #require(try tree.contains(probe) == present, "contains probe, \(context)")
         }
+        // Many ranks at once: present keys, absent ones and repeats, ascending.
+        var probes = (0..<Int.random(in: 1...40, using: &random)).map { _ in
+            Int.random(in: 0..<3, using: &random) == 0 || model.isEmpty ? random.key() : model.randomElement(using: &random)!
+        }
+        probes.sort { $0.lexicographicallyPrecedes($1) }
+        try #require(try tree.ranks(ofSorted: probes) == probes.map { modelRank(of: $0, in: model) }, "ranks(ofSorted:), \(context)")
         let ranks = [-1, 0, model.count - 1, model.count, Int.random(in: 0...max(0, model.count - 1), using: &random)]
         for rank in ranks {
             let expected = model.indices.contains(rank) ? model[rank] : nil
@@ -347,6 +353,10 @@ struct CountedTreeTests {
             #expect(try tree.rank(of: absent) == rank + 1)
             #expect(storage.reads == height + 1)
         }
+        // Ranking every key at once reads each node once (and the header).
+        storage.resetCounters()
+        #expect(try tree.ranks(ofSorted: keys) == Array(keys.indices))
+        #expect(storage.reads == storage.nodes.count)
         storage.resetCounters()
         #expect(try tree.count() == keys.count)
         #expect(storage.reads == 1)

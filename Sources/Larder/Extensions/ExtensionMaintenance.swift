@@ -15,8 +15,9 @@ final class ExtensionMaintenance: WriteParticipant {
     /// until the change is handed to the extensions.
     private var previous: (index: YapDB.Index, image: StoredImage)?
     /// The previous object and metadata of the change being handed out, decoded, by the type
-    /// decoded (`Optional<T>` boxed): several extensions of one type decode them once.
-    private var previousValues: [ObjectIdentifier: Any] = [:]
+    /// decoded and the half (`nil`: none, or not of that type): several extensions of one type
+    /// decode them once. Rarely more than two, so a list.
+    private var previousValues: [(type: ObjectIdentifier, metadata: Bool, value: Any?)] = []
     /// Whether some extension derives its entries again from previous values.
     private let keepsPreviousImages: Bool
     /// Whether some extension that keeps previous images reads metadata.
@@ -104,11 +105,13 @@ final class ExtensionMaintenance: WriteParticipant {
     /// and type; `nil` when there was none or it is not a `T`.
     /// - Throws: a damaged stored value (``LarderError/Code/corruptValue``), LMDB failures.
     func previousValue<T: Codable>(_ type: T.Type, metadata: Bool, at index: YapDB.Index, in txn: ReadWriteTransaction) throws -> T? {
-        let key = ObjectIdentifier(metadata ? Optional<Optional<T>>.self : Optional<T>.self)
-        if let known = previousValues[key] { return known as? T }
+        let type = ObjectIdentifier(T.self)
+        for known in previousValues where known.type == type && known.metadata == metadata {
+            return known.value.flatMap { $0 as? T }  // stored as a T under T's identifier
+        }
         let image = try previousImage(of: index, in: txn)
         let decoded = try (metadata ? image.metadata : image.object).flatMap { try txn.extensionValue(T.self, stored: $0, at: index) }
-        previousValues[key] = decoded as T?
+        previousValues.append((type, metadata, decoded.map { $0 as Any }))
         return decoded
     }
 

@@ -383,6 +383,42 @@ struct ListRuntime<Object: Codable & Sendable, Metadata: Codable & Sendable>: Se
         return ViewLocation(group: group, position: try tree.rank(of: itemKey) - start)
     }
 
+    /// Where each of `itemKeys` is (or would be) in the list as `lmdb` sees it, `nil` for `nil`:
+    /// the keys and the first keys of their groups are ranked together, each node of the tree
+    /// read once (``CountedTree/ranks(ofSorted:)``).
+    /// - Throws: a damaged tree or item key.
+    func locations(ofItemKeys itemKeys: [[UInt8]?], in lmdb: LMDBTransaction) throws -> [ViewLocation?] {
+        var groupOf: [String?] = []
+        groupOf.reserveCapacity(itemKeys.count)
+        var probes: [[UInt8]] = []
+        probes.reserveCapacity(itemKeys.count + 8)
+        var groupStart: [String: [UInt8]] = [:]
+        for key in itemKeys {
+            guard let key else {
+                groupOf.append(nil)
+                continue
+            }
+            let group = try Self.group(ofItemKey: key)
+            groupOf.append(group)
+            probes.append(key)
+            if groupStart[group] == nil {
+                let lower = Self.bounds(ofGroup: group).lower
+                groupStart[group] = lower
+                probes.append(lower)
+            }
+        }
+        guard !probes.isEmpty else { return groupOf.map { _ in nil } }
+        probes.sort { a, b in a.withUnsafeBufferPointer { a in b.withUnsafeBufferPointer { CountedTreeBytes.compare(a, $0) < 0 } } }
+        let ranks = try tree(lmdb).ranks(ofSorted: probes)
+        var rankOf: [[UInt8]: Int] = [:]
+        rankOf.reserveCapacity(probes.count)
+        for (probe, rank) in zip(probes, ranks) { rankOf[probe] = rank }
+        return zip(itemKeys, groupOf).map { key, group in
+            guard let key, let group, let rank = rankOf[key], let start = groupStart[group].flatMap({ rankOf[$0] }) else { return nil }
+            return ViewLocation(group: group, position: rank - start)
+        }
+    }
+
     /// Beyond this many changed items in one commit, a view reports a reset instead of itemized
     /// changes: a list interface reloads after a bulk change anyway, and the itemized report
     /// would cost more than the reload (and fill the change log).
@@ -398,14 +434,15 @@ struct ListRuntime<Object: Codable & Sendable, Metadata: Codable & Sendable>: Se
         guard !touched.isEmpty else { return nil }
         // The committed state before this transaction, read beside it: each item's key before
         // the transaction is ranked there, its key now in the transaction.
+        let items = Array(touched)
+        let now = try locations(ofItemKeys: items.map(\.value.now), in: txn.lmdb)
         return try txn.lmdb.environment.read { before in
+            let was = try locations(ofItemKeys: items.map(\.value.before), in: before)
             var changes = ViewChanges()
             var groups = Set<String>()
-            var startsBefore: [String: Int] = [:]
-            var startsNow: [String: Int] = [:]
-            for (index, item) in touched {
-                let old = try item.before.map { try location(ofItemKey: $0, in: before, groupStarts: &startsBefore) }
-                let new = try item.now.map { try location(ofItemKey: $0, in: txn.lmdb, groupStarts: &startsNow) }
+            for (position, (index, item)) in items.enumerated() {
+                let old = was[position]
+                let new = now[position]
                 switch (old, new) {
                 case (nil, nil):
                     continue
