@@ -388,34 +388,38 @@ struct ListRuntime<Object: Codable & Sendable, Metadata: Codable & Sendable>: Se
     /// read once (``CountedTree/ranks(ofSorted:)``).
     /// - Throws: a damaged tree or item key.
     func locations(ofItemKeys itemKeys: [[UInt8]?], in lmdb: LMDBTransaction) throws -> [ViewLocation?] {
-        var groupOf: [String?] = []
-        groupOf.reserveCapacity(itemKeys.count)
+        // What to rank: each key, and the first key of each group (by position in `probes`).
         var probes: [[UInt8]] = []
         probes.reserveCapacity(itemKeys.count + 8)
-        var groupStart: [String: [UInt8]] = [:]
+        var probeOfItem: [(probe: Int, group: String, groupProbe: Int)?] = []
+        probeOfItem.reserveCapacity(itemKeys.count)
+        var groupProbes: [String: Int] = [:]
         for key in itemKeys {
             guard let key else {
-                groupOf.append(nil)
+                probeOfItem.append(nil)
                 continue
             }
             let group = try Self.group(ofItemKey: key)
-            groupOf.append(group)
-            probes.append(key)
-            if groupStart[group] == nil {
-                let lower = Self.bounds(ofGroup: group).lower
-                groupStart[group] = lower
-                probes.append(lower)
+            let groupProbe: Int
+            if let known = groupProbes[group] {
+                groupProbe = known
+            } else {
+                groupProbe = probes.count
+                groupProbes[group] = groupProbe
+                probes.append(Self.bounds(ofGroup: group).lower)
             }
+            probeOfItem.append((probes.count, group, groupProbe))
+            probes.append(key)
         }
-        guard !probes.isEmpty else { return groupOf.map { _ in nil } }
-        probes.sort { a, b in a.withUnsafeBufferPointer { a in b.withUnsafeBufferPointer { CountedTreeBytes.compare(a, $0) < 0 } } }
-        let ranks = try tree(lmdb).ranks(ofSorted: probes)
-        var rankOf: [[UInt8]: Int] = [:]
-        rankOf.reserveCapacity(probes.count)
-        for (probe, rank) in zip(probes, ranks) { rankOf[probe] = rank }
-        return zip(itemKeys, groupOf).map { key, group in
-            guard let key, let group, let rank = rankOf[key], let start = groupStart[group].flatMap({ rankOf[$0] }) else { return nil }
-            return ViewLocation(group: group, position: rank - start)
+        guard !probes.isEmpty else { return probeOfItem.map { _ in nil } }
+        let order = probes.indices.sorted { a, b in
+            probes[a].withUnsafeBufferPointer { a in probes[b].withUnsafeBufferPointer { CountedTreeBytes.compare(a, $0) < 0 } }
+        }
+        let sortedRanks = try tree(lmdb).ranks(ofSorted: order.map { probes[$0] })
+        var ranks = [Int](repeating: 0, count: probes.count)
+        for (position, probe) in order.enumerated() { ranks[probe] = sortedRanks[position] }
+        return probeOfItem.map { item in
+            item.map { ViewLocation(group: $0.group, position: ranks[$0.probe] - ranks[$0.groupProbe]) }
         }
     }
 
