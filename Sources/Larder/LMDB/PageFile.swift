@@ -10,7 +10,8 @@ import Darwin
 /// or a file shorter than its pages is then a short read, not a SIGBUS.
 final class PageFile {
     let descriptor: Int32
-    let size: Int
+    /// The file's size when it was opened, or when ``refreshSize()`` last read it.
+    private(set) var size: Int
 
     /// Opens `path` for reading; `nil` with `errno` set when it cannot.
     init?(path: String) {
@@ -26,6 +27,14 @@ final class PageFile {
     }
 
     deinit { close(descriptor) }
+
+    /// Reads the file's size again. A writer in another process may have grown the file since it
+    /// was opened: LMDB writes the pages a commit adds before the meta page that names them, so
+    /// the size read after a meta page covers every page that meta page names.
+    func refreshSize() {
+        var status = stat()
+        if fstat(descriptor, &status) == 0 { size = max(size, Int(status.st_size)) }
+    }
 
     /// `length` bytes at `offset`, or `nil` when the file ends before them.
     func read(at offset: Int, length: Int) -> PageBytes? {

@@ -63,6 +63,12 @@ struct PageVerifier {
     ///   the newer meta page otherwise.
     static func verify(dataFile path: String, transactionID: UInt64? = nil, keepingReachedPages: Bool = false) -> Report? {
         guard let file = PageFile(path: path) else { return nil }
+        return verify(file, transactionID: transactionID, keepingReachedPages: keepingReachedPages)
+    }
+
+    /// Verifies the pages of `file`, opened earlier (a writer may have grown it since), as
+    /// ``verify(dataFile:transactionID:keepingReachedPages:)`` does.
+    static func verify(_ file: PageFile, transactionID: UInt64? = nil, keepingReachedPages: Bool = false) -> Report {
         var verifier = PageVerifier(file: file)
         let before = verifier.newestTransactionID()
         verifier.run(preferring: transactionID)
@@ -116,6 +122,9 @@ struct PageVerifier {
 
     private mutating func run(preferring transactionID: UInt64?) {
         guard let meta = chooseMeta(preferring: transactionID) else { return }
+        // The size as it is after the meta page was read: a commit of another process between
+        // the open of the file and that read grew the file first.
+        file.refreshSize()
         report.transactionID = meta.transactionID
         lastPage = meta.lastPage
         let needed = (meta.lastPage.addingReportingOverflow(1).partialValue).multipliedReportingOverflow(by: UInt64(pageSize))
