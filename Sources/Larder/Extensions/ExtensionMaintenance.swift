@@ -115,6 +115,20 @@ final class ExtensionMaintenance: WriteParticipant {
         return decoded
     }
 
+    /// The object (or metadata, `metadata`) at `row`'s index as the change left it, as a `T`: the
+    /// value it wrote, the stored one when it restored it, the previous one when it left it as it
+    /// was (a touch, or the other half changed); `nil` when there is none or it is not a `T`.
+    /// - Throws: as ``previousValue(_:metadata:at:in:)``.
+    func value<T: Codable>(_ type: T.Type, metadata: Bool, after row: ChangedRow, in txn: ReadWriteTransaction) throws -> T? {
+        switch metadata ? row.metadata : row.object {
+        case nil, .touched?:
+            return try previousValue(T.self, metadata: metadata, at: row.index, in: txn)
+        default:
+            return metadata ? try txn.extensionMetadata(T.self, at: row.index, written: row.writtenMetadata)
+                : try txn.extensionObject(T.self, at: row.index, written: row.writtenObjectBox)
+        }
+    }
+
     /// Beyond this many bytes of changes waiting for one tree, they are applied at once, so that
     /// a bulk write does not hold them all in memory. Tests lower it.
     static let pendingTreeByteLimit = Atomic<Int>(4 << 20)

@@ -87,19 +87,8 @@ final class SecondaryIndexRuntime<Object: Codable & Sendable, Metadata: Codable 
     /// stored ones, which are the previous ones when the change left them as they were).
     private func currentEntry(of row: ChangedRow, in txn: ReadWriteTransaction) throws -> [UInt8]? {
         let work = txn.extensionWork
-        let object: Object?
-        switch row.object {
-        case nil, .touched?: object = try work.previousValue(Object.self, metadata: false, at: row.index, in: txn)
-        default: object = try txn.extensionObject(Object.self, at: row.index, written: row.writtenObjectBox)
-        }
-        guard object != nil else { return nil }
-        var metadata: Metadata?
-        if readsMetadata {
-            switch row.metadata {
-            case nil, .touched?: metadata = try work.previousValue(Metadata.self, metadata: true, at: row.index, in: txn)
-            default: metadata = try txn.extensionMetadata(Metadata.self, at: row.index, written: row.writtenMetadata)
-            }
-        }
+        guard let object = try work.value(Object.self, metadata: false, after: row, in: txn) else { return nil }
+        let metadata = readsMetadata ? try work.value(Metadata.self, metadata: true, after: row, in: txn) : nil
         return try entry(of: row.index, object: object, metadata: metadata, maxKeySize: txn.maxKeySize)
     }
 

@@ -108,20 +108,9 @@ struct ListRuntime<Object: Codable & Sendable, Metadata: Codable & Sendable>: Se
     /// the stored ones (the previous values when the change left them as they were).
     private func currentItemKey(of row: ChangedRow, in txn: ReadWriteTransaction) throws -> [UInt8]? {
         let work = txn.extensionWork
-        let index = row.index
-        let object: Object?
-        switch row.object {
-        case nil, .touched?: object = try work.previousValue(Object.self, metadata: false, at: index, in: txn)
-        default: object = try txn.extensionObject(Object.self, at: index, written: row.writtenObjectBox)
-        }
-        guard let object else { return nil }
-        guard readsMetadata else { return derive(index, object, nil) }
-        let metadata: Metadata?
-        switch row.metadata {
-        case nil, .touched?: metadata = try work.previousValue(Metadata.self, metadata: true, at: index, in: txn)
-        default: metadata = try txn.extensionMetadata(Metadata.self, at: index, written: row.writtenMetadata)
-        }
-        return derive(index, object, metadata)
+        guard let object = try work.value(Object.self, metadata: false, after: row, in: txn) else { return nil }
+        let metadata = readsMetadata ? try work.value(Metadata.self, metadata: true, after: row, in: txn) : nil
+        return derive(row.index, object, metadata)
     }
 
     /// The item key of `index` as its object and metadata are stored in `transaction`.
