@@ -19,6 +19,9 @@ let package = Package(
         // swift-service-lifecycle `Service` that closes the store on graceful shutdown. A product
         // of its own so that the `Larder` library keeps depending on nothing.
         .library(name: "LarderAdapters", targets: ["LarderAdapters"]),
+        // Embedded replicas on a PostgreSQL primary (postgres-nio): scale-out. A product of its
+        // own so that the `Larder` library keeps depending on nothing but liblmdb.
+        .library(name: "LarderPostgres", targets: ["LarderPostgres"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -33,6 +36,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        // LarderPostgres only: the PostgreSQL client of the scale-out mode.
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
     ],
     targets: [
         // The C library, from the system: Debian's liblmdb-dev (`apt-get install liblmdb-dev`).
@@ -74,6 +81,34 @@ let package = Package(
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
+        ),
+        // Embedded replicas: a Larder store per instance, PostgreSQL as the primary.
+        .target(
+            name: "LarderPostgres",
+            dependencies: [
+                "Larder",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ]
+        ),
+        // Tests and the replica runner only: a private PostgreSQL server (initdb, pg_ctl on
+        // 127.0.0.1 and a free port), started by the process that needs it.
+        .target(
+            name: "PostgresTestServer",
+            path: "Tests/PostgresTestServer"
+        ),
+        // Spawned by the scale-out tests: one replica per process; also the replica benchmarks.
+        .executableTarget(
+            name: "larder-replica-helper",
+            dependencies: [
+                "Larder", "LarderPostgres", "PostgresTestServer",
+                // The benchmark's baseline: the same write made with PostgresNIO alone.
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tests/ReplicaHelper"
         ),
         // The `larder` command-line tool. Its target is not named `larder`: that would differ from
         // the library's only in case, and the two collide on case-insensitive disks.
@@ -120,6 +155,10 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
             ]
+        ),
+        .testTarget(
+            name: "LarderPostgresTests",
+            dependencies: ["Larder", "LarderPostgres", "PostgresTestServer"]
         ),
         .testTarget(
             name: "LarderMacrosTests",

@@ -70,7 +70,7 @@ struct DocumentationSampleTests {
     /// The sample files: name and normalized text. Samples that need the adapters' packages are
     /// compiled by the adapters' test target instead.
     static func sampleFiles() throws -> [(name: String, text: String)] {
-        try ["Tests/LarderTests/Samples", "Tests/LarderAdaptersTests/Samples"].flatMap { path in
+        try ["Tests/LarderTests/Samples", "Tests/LarderAdaptersTests/Samples", "Tests/LarderPostgresTests/Samples"].flatMap { path in
             let folder = root.appendingPathComponent(path)
             return try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".swift") }.sorted().map { name in
                 (name, normalized(try String(contentsOf: folder.appendingPathComponent(name), encoding: .utf8)))

@@ -188,6 +188,7 @@ extension ReadTransaction {
         guard let runtime = database.shared.extensions.runtime(named: name) as? R else {
             throw LarderError(.extensionNotRegistered, "no extension named \(name) of this kind is registered in this process", operation: "extension", extensionName: name)
         }
+        readRecorder?.collections(runtime.collections)
         return runtime
     }
 }

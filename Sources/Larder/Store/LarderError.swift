@@ -102,6 +102,21 @@ public struct LarderError: Error, Sendable, CustomStringConvertible {
         /// The ``Database`` was closed (``Database/close()-1m8tz``): it, and every ``Connection`` made
         /// from it, refuse every later call. Open a new `Database` on the path to go on.
         public static let databaseClosed = Code(rawValue: "databaseClosed")
+        /// A replica's write conflicted with commits made on other replicas (it read what they
+        /// wrote) on every one of its attempts (`LarderPostgres`). Nothing was written.
+        public static let writeConflict = Code(rawValue: "writeConflict")
+        /// A replica could not reach its PostgreSQL primary (down, restarting, refusing the
+        /// connection or the credentials). Nothing was written; reads of the replica go on.
+        public static let primaryUnavailable = Code(rawValue: "primaryUnavailable")
+        /// The primary refused a statement of the replica (the message gives its SQLSTATE).
+        public static let primaryRefused = Code(rawValue: "primaryRefused")
+        /// The connection to the primary was lost after a commit was sent and before its outcome
+        /// came back, and the replica could not find out whether it was made. If it was, the
+        /// replica shows it once it reaches the primary again.
+        public static let commitOutcomeUnknown = Code(rawValue: "commitOutcomeUnknown")
+        /// The store cannot be this primary's replica: it holds data of its own, or it replicates
+        /// another primary.
+        public static let replicaMismatch = Code(rawValue: "replicaMismatch")
         /// Any other LMDB failure; ``LarderError/lmdbCode`` holds LMDB's return code.
         public static let lmdb = Code(rawValue: "lmdb")
     }

@@ -16,6 +16,7 @@ extension ReadTransaction {
     ) throws {
         checkActive()
         try StorageKey.validate(collection: collection, operation: operation)
+        readRecorder?.collection(collection)
         let prefix = StorageKey.prefix(of: collection)
         var lower = prefix
         if let from = range.from { lower = Self.greater(lower, prefix + Array(from.utf8)) }
@@ -111,6 +112,7 @@ extension ReadTransaction {
     /// - Throws: what `body` throws, or a ``LarderError`` from LMDB.
     public final func enumerateKeysInAllCollections(_ body: (_ index: YapDB.Index, _ stop: inout Bool) throws -> Void) throws {
         checkActive()
+        readRecorder?.everything()
         enumerationDepth += 1
         defer { enumerationDepth -= 1 }
         try lmdb.forEachEntry(in: lmdb.databases.objects) { key, _ in

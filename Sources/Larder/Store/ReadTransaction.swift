@@ -20,6 +20,9 @@ public class ReadTransaction {
     var isActive = true
     /// Enumerations in progress; writes are refused while one runs (they would move its cursor).
     var enumerationDepth = 0
+    /// Records what this transaction reads, when somebody asks (a replica's write; see
+    /// ``ReadSet``); `nil` otherwise, and then a read costs one test more.
+    final var readRecorder: ReadSetRecorder?
 
     init(_ lmdb: LMDBTransaction, database: Database, core: ConnectionCore, snapshot: Snapshot) {
         self.lmdb = lmdb
@@ -38,7 +41,7 @@ public class ReadTransaction {
 
     /// The commit whose cached values this transaction may use for `index`, `nil` when none.
     func cacheCommit(for index: YapDB.Index) -> UInt64? {
-        snapshot.cacheUsable ? snapshot.commit : nil
+        snapshot.cacheUsable && readRecorder == nil ? snapshot.commit : nil
     }
 
     @inline(__always)
@@ -65,6 +68,7 @@ public class ReadTransaction {
         let index = YapDB.Index(collection: collection, key: key)
         do {
             return try StorageKey.with(collection: collection, key: key, maxKeySize: maxKeySize, operation: operation) { storageKey in
+                readRecorder?.key(key, inCollection: collection)
                 guard let stored = try lmdb.get(database(lmdb.databases), key: storageKey) else { return nil }
                 let (payload, format) = try ValueFraming.unframe(stored)
                 return try body(payload, format)
@@ -224,7 +228,8 @@ public class ReadTransaction {
         checkActive()
         do {
             return try StorageKey.with(collection: collection, key: key, maxKeySize: maxKeySize, operation: "hasObject") { storageKey in
-                try lmdb.get(lmdb.databases.objects, key: storageKey) != nil
+                readRecorder?.key(key, inCollection: collection)
+                return try lmdb.get(lmdb.databases.objects, key: storageKey) != nil
             }
         } catch let error as LarderError {
             throw error.adding(operation: "hasObject", index: YapDB.Index(collection: collection, key: key))
@@ -237,6 +242,7 @@ public class ReadTransaction {
     public final func numberOfKeys(inCollection collection: String) throws -> Int {
         checkActive()
         try StorageKey.validate(collection: collection, operation: "numberOfKeys")
+        readRecorder?.collection(collection)
         return try storedCount(of: collection) + pendingCountChange(of: collection)
     }
 
@@ -245,6 +251,7 @@ public class ReadTransaction {
     /// - Throws: ``LarderError`` with an LMDB failure.
     public final func numberOfKeysInAllCollections() throws -> Int {
         checkActive()
+        readRecorder?.everything()
         return try lmdb.count(lmdb.databases.objects)
     }
 
@@ -253,6 +260,7 @@ public class ReadTransaction {
     /// - Throws: ``LarderError`` with an LMDB failure.
     public final func numberOfCollections() throws -> Int {
         checkActive()
+        readRecorder?.everything()
         if hasPendingCountChanges { return try collections().count }
         return try lmdb.count(lmdb.databases.collections)
     }
@@ -262,6 +270,7 @@ public class ReadTransaction {
     /// - Throws: ``LarderError`` with an LMDB failure.
     public final func collections() throws -> [String] {
         checkActive()
+        readRecorder?.everything()
         var names: [String] = []
         try lmdb.forEachEntry(in: lmdb.databases.collections) { key, value in
             // Keys are `collection ‖ 0x00`, so that the empty collection has a non-empty key.

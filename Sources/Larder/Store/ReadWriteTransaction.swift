@@ -55,8 +55,9 @@ public final class ReadWriteTransaction: ReadTransaction {
     var participants: WriteParticipants { state.participants }
 
     override func cacheCommit(for index: YapDB.Index) -> UInt64? {
-        // What this transaction changed is not what the cache holds.
-        guard snapshot.cacheUsable, !state.changes.hasChange(for: index) else { return nil }
+        // What this transaction changed is not what the cache holds; a transaction that records
+        // its reads reads the store, so that each read is recorded.
+        guard snapshot.cacheUsable, readRecorder == nil, !state.changes.hasChange(for: index) else { return nil }
         return snapshot.commit
     }
 
@@ -369,6 +370,7 @@ public final class ReadWriteTransaction: ReadTransaction {
         let index = YapDB.Index(collection: collection, key: key)
         do {
             return try StorageKey.with(collection: collection, key: key, maxKeySize: maxKeySize, operation: operation) { storageKey in
+                readRecorder?.key(key, inCollection: collection)
                 guard try lmdb.get(lmdb.databases.objects, key: storageKey) != nil else { return false }
                 let database = half(lmdb.databases)
                 try archive(value, with: archiver, into: &valueBuffer, index: index, operation: operation)
@@ -396,6 +398,7 @@ public final class ReadWriteTransaction: ReadTransaction {
         checkWritable()
         let index = YapDB.Index(collection: collection, key: key)
         let removed = try StorageKey.with(collection: collection, key: key, maxKeySize: maxKeySize, operation: "removeMetadata") { storageKey in
+            readRecorder?.key(key, inCollection: collection)  // it says whether there was metadata
             try willChange(index, at: storageKey)
             return try lmdb.delete(lmdb.databases.metadata, key: storageKey)
         }
@@ -446,6 +449,7 @@ public final class ReadWriteTransaction: ReadTransaction {
         let index = YapDB.Index(collection: collection, key: key)
         do {
             return try StorageKey.with(collection: collection, key: key, maxKeySize: maxKeySize, operation: "removeObject") { storageKey in
+                readRecorder?.key(key, inCollection: collection)  // it says whether there was an object
                 try willChange(index, at: storageKey)
                 guard try lmdb.delete(lmdb.databases.objects, key: storageKey) else { return false }
                 state.countChanges.add(-1, to: collection)
@@ -523,6 +527,11 @@ public final class ReadWriteTransaction: ReadTransaction {
         checkWritable()
         isRestoring = true
         defer { isRestoring = false }
+        try restoreBytes(index, object: object, metadata: metadata)
+    }
+
+    /// The work of ``restore(_:object:metadata:)``, with ``isRestoring`` already set.
+    private func restoreBytes(_ index: YapDB.Index, object: [UInt8]?, metadata: [UInt8]?) throws {
         try StorageKey.with(collection: index.collection, key: index.key, maxKeySize: maxKeySize, operation: "undo") { storageKey in
             try willChange(index, at: storageKey)
             let current = try storedImage(at: storageKey)
@@ -555,6 +564,82 @@ public final class ReadWriteTransaction: ReadTransaction {
                 try didChange(.row(ChangedRow(index: index, object: objectChanged ? .restored : nil, metadata: metadataChanged ? .restored : nil)))
             }
         }
+    }
+
+    // MARK: Replication
+
+    /// Whether this transaction (in a group commit, this caller's) has applied a commit of a
+    /// replica's primary (``apply(_:)``): the only kind of write that may change the data of a
+    /// replica.
+    private(set) var hasAppliedReplicatedCommit = false
+
+    /// Applies `commit`, made on the primary, as a replica does: every collection or the
+    /// collections it empties, then each row's bytes. Goes through the counts, the changeset,
+    /// the cache and the extensions like any write; as with an undo, nothing derives further
+    /// writes (delete rules, garbage collection), since what they did on the replica that made
+    /// the commit is among its rows. A row whose bytes are already there is a touch.
+    /// - Throws: ``LarderError`` for a row whose collection or key is not valid, or from LMDB.
+    package func apply(_ commit: ReplicatedCommit) throws {
+        checkWritable()
+        hasAppliedReplicatedCommit = true
+        isRestoring = true
+        defer { isRestoring = false }
+        if commit.removedEverything { try removeAllObjectsInAllCollections() }
+        for collection in commit.cleared { try removeAllObjects(inCollection: collection) }
+        for row in commit.rows {
+            let index = YapDB.Index(collection: row.collection, key: row.key)
+            let before = try StorageKey.with(collection: row.collection, key: row.key, maxKeySize: maxKeySize, operation: "replicate") {
+                try storedImage(at: $0)
+            }
+            try restoreBytes(index, object: row.object, metadata: row.object == nil ? nil : row.metadata)
+            guard row.object != nil else { continue }
+            if row.objectChanged, before.object == row.object {
+                state.changes.recordObject(index, .updated)
+                try didChange(.row(ChangedRow(index: index, object: .touched, metadata: nil)))
+            }
+            if row.metadataChanged, before.metadata == row.metadata, row.metadata != nil {
+                state.changes.recordMetadata(index, .updated)
+                try didChange(.row(ChangedRow(index: index, object: nil, metadata: .touched)))
+            }
+        }
+        for info in commit.info { state.changes.recordCommitInfo(info) }
+    }
+
+    /// Forgets the changes recorded so far (see ``startRecordingReads()``). The counts' pending
+    /// changes stay: reads in the transaction still need them.
+    func resetRecordedChanges() {
+        state.changes = ChangeRecorder()
+    }
+
+    /// What this transaction changed, as a replica ships it to its primary: the bytes each
+    /// changed index holds now, and what it emptied. Completes the closure first (garbage
+    /// collection, the commit information), as a commit would.
+    package func replicatedCommit() throws -> ReplicatedCommit {
+        try completeClosure()
+        let changes = state.changes.changeset()
+        var commit = ReplicatedCommit()
+        commit.removedEverything = changes.removedEverything
+        commit.cleared = changes.clearedCollections.sorted()
+        var rows: [ReplicatedCommit.Row] = []
+        rows.reserveCapacity(changes.entryCount)
+        var failure: (any Error)?
+        changes.forEachChange { index, change in
+            guard failure == nil else { return }
+            do {
+                let image = try StorageKey.with(collection: index.collection, key: index.key, maxKeySize: maxKeySize, operation: "replicate") {
+                    try storedImage(at: $0)
+                }
+                rows.append(ReplicatedCommit.Row(
+                    collection: index.collection, key: index.key, object: image.object, metadata: image.metadata,
+                    objectChanged: change.object != nil, metadataChanged: change.metadata != nil))
+            } catch {
+                failure = error
+            }
+        }
+        if let failure { throw failure }
+        commit.rows = rows.sorted { ($0.collection, $0.key) < ($1.collection, $1.key) }
+        commit.info = changes.commitInfos
+        return commit
     }
 
     // MARK: Counts

@@ -38,6 +38,18 @@ final class StoreShared: EnvironmentCompanion {
         participantMakers.withLock { $0 }.map { $0() }
     }
 
+    /// Whether ``guardAsReplica()`` has added the replica's guard.
+    private let isGuardedAsReplica = Mutex(false)
+
+    /// Adds a ``ReplicaGuard`` to every later write transaction, once.
+    func guardAsReplica() {
+        let first = isGuardedAsReplica.withLock { guarded in
+            defer { guarded = true }
+            return !guarded
+        }
+        if first { addParticipant { ReplicaGuard() } }
+    }
+
     func environmentWillClose() {
         changeHub.stopPolling()
     }

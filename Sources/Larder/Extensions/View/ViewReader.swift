@@ -8,6 +8,7 @@ extension ReadTransaction {
             guard let runtime = (database.shared.extensions.runtime(named: handle.name) as? any ListKeeping<Object, Metadata>)?.list else {
                 throw LarderError(.extensionNotRegistered, "no view named \(handle.name) of these types is registered in this process", operation: "view", extensionName: handle.name)
             }
+            readRecorder?.collections(runtime.collections)
             return ViewReader(transaction: self, runtime: runtime)
         }
     }

@@ -1,0 +1,26 @@
+/// Records a transaction's reads into a ``ReadSet`` (see ``ReadTransaction/readRecorder``).
+final class ReadSetRecorder {
+    private(set) var reads = ReadSet()
+
+    func key(_ key: String, inCollection collection: String) {
+        guard !reads.everything, !reads.collections.contains(collection) else { return }
+        reads.keys[collection, default: []].insert(key)
+    }
+
+    func collection(_ collection: String) {
+        guard !reads.everything else { return }
+        reads.collections.insert(collection)
+        reads.keys[collection] = nil
+    }
+
+    /// The collections an extension reads; `nil`: every collection.
+    func collections(_ collections: Set<String>?) {
+        guard let collections else { return everything() }
+        for collection in collections { self.collection(collection) }
+    }
+
+    func everything() {
+        reads = ReadSet()
+        reads.everything = true
+    }
+}

@@ -1,0 +1,283 @@
+import Foundation
+import Larder
+import Logging
+import NIOCore
+import Synchronization
+
+/// An embedded replica of a store whose primary is a PostgreSQL database: an ordinary Larder
+/// store on this machine that serves every read, and takes its writes through the primary.
+///
+/// Reads use ``database`` as any store: views, indexes, relationships, pinned snapshots and
+/// observation work unchanged, and see the primary's commits as the replica applies them.
+///
+/// Writes (``write(_:)``) run their closure on the replica, recording what it reads; the primary
+/// then checks that no commit the replica had not applied wrote any of it, and makes the commit
+/// (the optimistic, serializable scheme of FoundationDB). On a conflict the replica catches up
+/// and the closure runs again. The write returns once the replica shows the commit.
+///
+/// ```swift
+/// let replica = try await Replica.open(at: "/var/lib/app/replica",
+///                                      primary: try PrimaryConfiguration(url: "postgresql://app@db.internal/app"))
+/// try await replica.write { txn in
+///     let balance = try txn.object(forKey: "alice", inCollection: "accounts", as: Int.self) ?? 0
+///     try txn.setObject(balance + 10, forKey: "alice", inCollection: "accounts")
+/// }
+/// let balance = try replica.database.read { try $0.object(forKey: "alice", inCollection: "accounts", as: Int.self) }
+/// ```
+///
+/// See Documentation/ScalingOut.md for the guarantees, the failure modes and the primary's tables.
+public final class Replica: Sendable {
+    /// How a replica works.
+    public struct Configuration: Sendable {
+        /// The configuration of the replica's store.
+        public var database = Database.Configuration()
+        /// How many times a write runs its closure before it gives up with
+        /// ``LarderError/Code/writeConflict``.
+        public var maxAttempts = 16
+        /// Whether the replica follows the primary by itself (LISTEN/NOTIFY, and a poll every
+        /// ``pollInterval``). Without it, commits of other replicas arrive at the next write or
+        /// ``Replica/catchUp()``.
+        public var follows = true
+        /// How often a following replica asks the primary for commits it was not told of.
+        public var pollInterval: Duration = .seconds(1)
+        /// How many commits the primary's log keeps; a replica further behind than that loads a
+        /// snapshot of the primary's tables instead. Each replica that writes trims the log to it.
+        public var retainedCommits = 100_000
+        /// Where PostgresNIO logs (nothing by default). Larder's own messages hold no password.
+        public var logger = Logger(label: "larder.postgres", factory: { _ in SwiftLogNoOpLogHandler() })
+
+        public init() {}
+    }
+
+    /// The replica's store. Read it as any store; its data changes only through the replica
+    /// (a write made to it directly is refused with ``LarderError/Code/readOnly``).
+    public let database: Database
+    /// The primary this replica follows.
+    public let primary: PrimaryConfiguration
+    /// The identity of the primary (made with its tables).
+    public let primaryIdentity: String
+    private let configuration: Configuration
+    private let writer: PrimaryClient
+    private let follower: PrimaryClient
+    private let applier: ReplicaApplier
+    private let listener: PrimaryClient
+    private let following = Mutex<Following?>(nil)
+    private let counters = Mutex(Statistics())
+
+    /// What a replica has done since it was opened.
+    public struct Statistics: Sendable, Equatable {
+        /// Writes committed on the primary.
+        public var commits = 0
+        /// Closures run again after a conflict.
+        public var conflicts = 0
+        /// Times the store was loaded from a snapshot of the primary's tables.
+        public var bootstraps = 0
+    }
+
+    private init(database: Database, primary: PrimaryConfiguration, identity: String, configuration: Configuration,
+                 writer: PrimaryClient, follower: PrimaryClient, applier: ReplicaApplier) {
+        self.database = database
+        self.primary = primary
+        self.primaryIdentity = identity
+        self.configuration = configuration
+        self.writer = writer
+        self.follower = follower
+        self.applier = applier
+        self.listener = PrimaryClient(configuration: primary, logger: configuration.logger)
+    }
+
+    /// Opens (or makes) the replica at `path` of the store on `primary`, making the primary's
+    /// tables if they are missing, and brings it up to the primary's last commit.
+    /// - Throws: ``LarderError/Code/replicaMismatch`` when the store at `path` holds data of its
+    ///   own or replicates another primary; ``LarderError/Code/primaryUnavailable``; what opening
+    ///   the store throws.
+    public static func open(at path: String, primary: PrimaryConfiguration, configuration: Configuration = Configuration()) async throws -> Replica {
+        let primary = try primary.validated()
+        let database = try Database(path: path, configuration: configuration.database)
+        let writer = PrimaryClient(configuration: primary, logger: configuration.logger)
+        let follower = PrimaryClient(configuration: primary, logger: configuration.logger)
+        do {
+            let identity = try await writer.prepareSchema()
+            let state = try await database.read { txn -> ReplicaState? in
+                if let state = try txn.replicaState() { return state }
+                guard try txn.numberOfKeysInAllCollections() == 0 else {
+                    throw LarderError(.replicaMismatch, "the store holds data of its own, so it cannot become a replica; give the replica a new path", operation: "Replica.open", path: path)
+                }
+                return nil
+            }
+            if let state, state.primary != identity {
+                throw LarderError(.replicaMismatch, "the store replicates another primary (\(state.primary), not \(identity)); give the replica a new path", operation: "Replica.open", path: path)
+            }
+            database.guardAsReplica()
+            if state == nil {
+                try await database.write { txn in try txn.setReplicaState(ReplicaState(primary: identity, position: 0)) }
+            }
+            let applier = ReplicaApplier(database: database, client: follower, primary: identity, position: state?.position ?? 0)
+            let replica = Replica(database: database, primary: primary, identity: identity, configuration: configuration,
+                                  writer: writer, follower: follower, applier: applier)
+            try await replica.catchUp()
+            if configuration.follows { replica.startFollowing() }
+            return replica
+        } catch {
+            await writer.close()
+            await follower.close()
+            await database.close()
+            throw error
+        }
+    }
+
+    /// The number of the last commit of the primary that the store shows.
+    public var position: UInt64 {
+        get throws { try database.read { try $0.replicaState()?.position ?? 0 } }
+    }
+
+    /// What the replica has done since it was opened.
+    public var statistics: Statistics {
+        counters.withLock { $0 }
+    }
+
+    /// Applies every commit the primary has made so far.
+    /// - Throws: ``LarderError/Code/primaryUnavailable`` when the primary cannot be reached.
+    public func catchUp() async throws {
+        try await applier.catchUp()
+        await noteBootstraps()
+    }
+
+    private func noteBootstraps() async {
+        let bootstraps = await applier.bootstraps
+        counters.withLock { $0.bootstraps = bootstraps }
+    }
+
+    /// Runs `body` in a write transaction of the replica and commits what it did on the
+    /// primary; returns once the replica shows the commit (read-your-writes).
+    ///
+    /// The closure may run more than once: when a commit the replica had not applied wrote
+    /// something the closure read, the replica applies it and runs the closure again. Keep its
+    /// effects inside the transaction. A closure that throws or calls
+    /// ``ReadWriteTransaction/rollback()`` commits nothing; one that changes nothing sends nothing.
+    /// - Throws: what `body` throws; ``LarderError/Code/writeConflict`` after
+    ///   ``Configuration/maxAttempts`` conflicts; ``LarderError/Code/primaryUnavailable`` when the
+    ///   primary cannot be reached (nothing was written); ``LarderError/Code/commitOutcomeUnknown``
+    ///   when the connection broke while the commit was made.
+    public func write<R: Sendable>(_ body: @escaping @Sendable (ReadWriteTransaction) throws -> R) async throws -> R {
+        for _ in 0..<max(1, configuration.maxAttempts) {
+            let rehearsal = try await database.write { txn -> Rehearsal<R> in
+                txn.startRecordingReads()
+                let position = try txn.replicaState()?.position ?? 0
+                let value = try body(txn)
+                if txn.wasRolledBack { return Rehearsal(value: value, commit: nil, reads: ReadSet(), position: position) }
+                let commit = try txn.replicatedCommit()
+                let reads = txn.recordedReads
+                txn.rollback()
+                return Rehearsal(value: value, commit: commit.isEmpty ? nil : commit, reads: reads, position: position)
+            }
+            guard let commit = rehearsal.commit else { return rehearsal.value }
+            switch try await writer.commit(commit, reads: rehearsal.reads, basedOn: rehearsal.position) {
+            case .committed(let number):
+                counters.withLock { $0.commits += 1 }
+                try await applier.catchUp(through: number, own: (number, commit))
+                await trimLog(after: number)
+                return rehearsal.value
+            case .conflict, .behind:
+                counters.withLock { $0.conflicts += 1 }
+                try await catchUp()
+            }
+        }
+        throw LarderError(.writeConflict, "the write conflicted with other replicas' commits on each of its \(configuration.maxAttempts) attempts", operation: "Replica.write")
+    }
+
+    /// Every so many commits, the writer trims the primary's log to ``Configuration/retainedCommits``.
+    private func trimLog(after number: UInt64) async {
+        let retained = UInt64(max(1, configuration.retainedCommits))
+        let step = max(1, min(retained / 4, 1024))
+        guard number > retained, number % step == 0 else { return }
+        try? await writer.prune(before: number - retained + 1)
+    }
+
+    // MARK: Following
+
+    private func startFollowing() {
+        let wakes = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        let channel = listener.sql.channel
+        let listener = self.listener
+        let primary = self.primary
+        let interval = configuration.pollInterval
+        let task = Task { [weak self] in
+            await withTaskGroup(of: Void.self) { group in
+                if primary.notifies {
+                    group.addTask { await Self.listen(with: listener, channel: channel, wake: wakes.continuation) }
+                }
+                group.addTask {
+                    while !Task.isCancelled {
+                        try? await Task.sleep(for: interval)
+                        wakes.continuation.yield()
+                    }
+                }
+                for await _ in wakes.stream {
+                    guard let self, !Task.isCancelled else { break }
+                    try? await self.catchUp()
+                }
+                group.cancelAll()
+            }
+        }
+        following.withLock { $0 = Following(task: task, wakes: wakes.continuation) }
+    }
+
+    /// Listens for the primary's commit notifications on a connection of its own, connecting
+    /// again (after a pause) whenever the connection breaks.
+    private static func listen(with client: PrimaryClient, channel: String, wake: AsyncStream<Void>.Continuation) async {
+        while !Task.isCancelled {
+            do {
+                let connection = try await client.connected()
+                wake.yield()  // commits made while it was not listening
+                // Cancelled (the replica closes): the connection is closed, which ends the
+                // notifications, even one made after close() closed the client's last one.
+                try await withTaskCancellationHandler {
+                    try Task.checkCancellation()
+                    try await connection.listen(on: channel) { notifications in
+                        for try await _ in notifications { wake.yield() }
+                    }
+                } onCancel: {
+                    let closing: EventLoopFuture<Void> = connection.close()
+                    closing.whenComplete { _ in }
+                }
+            } catch {
+                await client.close()
+                try? await Task.sleep(for: .milliseconds(200))
+            }
+        }
+        await client.close()
+    }
+
+    /// Stops following the primary, closes the connections and the store.
+    public func close() async {
+        let following = following.withLock { following in
+            defer { following = nil }
+            return following
+        }
+        if let following {
+            following.task.cancel()
+            following.wakes.finish()
+            await listener.close()
+            await following.task.value
+        }
+        await listener.close()
+        await writer.close()
+        await follower.close()
+        await database.close()
+    }
+
+    /// The task that follows the primary, and what wakes it.
+    private struct Following: Sendable {
+        var task: Task<Void, Never>
+        var wakes: AsyncStream<Void>.Continuation
+    }
+
+    /// What a write's closure did on the replica, before the primary saw it.
+    private struct Rehearsal<R: Sendable>: Sendable {
+        var value: R
+        var commit: ReplicatedCommit?
+        var reads: ReadSet
+        var position: UInt64
+    }
+}

@@ -1,0 +1,463 @@
+import Foundation
+import Larder
+import LarderPostgres
+import PostgresTestServer
+import Synchronization
+import Testing
+
+/// Replicas on a real PostgreSQL primary (a private server the tests start), in one process:
+/// several replicas, each on a store of its own, as on several machines.
+@Suite("Replicas on a PostgreSQL primary")
+struct ReplicaTests {
+    /// A new database on the shared server, and a directory for the replicas' stores.
+    struct Primary {
+        let server: PrivatePostgresServer
+        let configuration: PrimaryConfiguration
+        let directory: URL
+
+        init(server: PrivatePostgresServer? = nil) throws {
+            let server = try server ?? PrivatePostgresServer.shared
+            let name = "t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(16)
+            try server.createDatabase(String(name))
+            self.server = server
+            configuration = try PrimaryConfiguration(url: server.url(database: String(name)))
+            directory = FileManager.default.temporaryDirectory.appendingPathComponent("larder-replicas-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        }
+
+        func open(_ name: String, follows: Bool = true, retainedCommits: Int = 100_000) async throws -> Replica {
+            var configuration = Replica.Configuration()
+            configuration.follows = follows
+            configuration.pollInterval = .milliseconds(100)
+            configuration.retainedCommits = retainedCommits
+            configuration.database.durability = .noMetaSync
+            return try await Replica.open(at: directory.appendingPathComponent(name).path, primary: self.configuration, configuration: configuration)
+        }
+
+        func removeFiles() {
+            try? FileManager.default.removeItem(at: directory)
+        }
+    }
+
+    struct Account: Codable, Sendable, Equatable {
+        var owner: String
+        var balance: Int
+    }
+
+    static func byOwner() -> AutoView<Account, NoMetadata> {
+        AutoView<Account, NoMetadata>(collections: ["accounts"], versionTag: "1",
+                                      grouping: { _, account in account.balance >= 0 ? "credit" : "debit" },
+                                      sorting: { index, account in TupleKey(account.owner, index.key) })
+    }
+
+    /// Everything in the replica's store, for comparing replicas.
+    static func contents(of replica: Replica) throws -> [String: [String: [UInt8]]] {
+        try replica.database.read { txn in
+            var contents: [String: [String: [UInt8]]] = [:]
+            for collection in try txn.collections() {
+                for key in try txn.keys(inCollection: collection) {
+                    contents[collection, default: [:]][key] = try txn.storedObject(forKey: key, inCollection: collection)?.bytes
+                }
+            }
+            return contents
+        }
+    }
+
+    /// Waits (up to 20 s) until `condition` holds.
+    static func eventually(_ condition: () async throws -> Bool) async throws -> Bool {
+        for _ in 0..<400 {
+            if try await condition() { return true }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        return try await condition()
+    }
+
+    @Test func aWriteReadsItsOwnCommitAndReachesAnotherReplica() async throws {
+        let primary = try Primary()
+        defer { primary.removeFiles() }
+        let a = try await primary.open("a")
+        let b = try await primary.open("b")
+        try await a.write { try $0.setObject(Account(owner: "ann", balance: 5), forKey: "ann", inCollection: "accounts") }
+        // Read-your-writes: the writer's replica shows the commit when the write returns.
+        #expect(try await a.database.read { try $0.object(forKey: "ann", inCollection: "accounts", as: Account.self) } == Account(owner: "ann", balance: 5))
+        #expect(try a.position == 1)
+        // The other replica learns of it by itself (LISTEN/NOTIFY or the poll).
+        #expect(try await Self.eventually { try await b.database.read { try $0.object(forKey: "ann", inCollection: "accounts", as: Account.self) } != nil })
+        #expect(try b.position == 1)
+        #expect(try Self.contents(of: a) == Self.contents(of: b))
+        await a.close()
+        await b.close()
+    }
+
+    @Test func observersOfAnotherReplicaReceiveEachCommitsChangeset() async throws {
+        let primary = try Primary()
+        defer { primary.removeFiles() }
+        let a = try await primary.open("a")
+        let b = try await primary.open("b")
+        let stream = b.database.changes(inCollection: "notes")
+        let received = Task {
+            var seen: [(keys: Set<String>, info: [String])] = []
+            for await changeset in stream {
+                seen.append((changeset.changedKeys(inCollection: "notes"), (try? changeset.commitInfo(as: String.self)) ?? []))
+                if seen.count == 2 { break }
+            }
+            return seen
+        }
+        try await a.write { txn in
+            try txn.setObject("one", forKey: "n1", inCollection: "notes")
+            try txn.setCommitInfo("first")
+        }
+        try await a.write { txn in
+            try txn.setObject("two", forKey: "n2", inCollection: "notes")
+            try txn.removeObject(forKey: "n1", inCollection: "notes")
+        }
+        let seen = try await withThrowingTaskGroup(of: [(keys: Set<String>, info: [String])]?.self) { group in
+            group.addTask { await received.value }
+            group.addTask {
+                try await Task.sleep(for: .seconds(20))
+                received.cancel()
+                return nil
+            }
+            let first = try await group.next() ?? nil
+            group.cancelAll()
+            return first
+        }
+        let changesets = try #require(seen)
+        #expect(changesets.map(\.keys) == [["n1"], ["n1", "n2"]])
+        #expect(changesets.map(\.info) == [["first"], []])
+        await a.close()
+        await b.close()
+    }
+
+    @Test func incrementsFromThreeReplicasSumExactly() async throws {
+        let primary = try Primary()
+        defer { primary.removeFiles() }
+        var replicas: [Replica] = []
+        for name in ["a", "b", "c"] { replicas.append(try await primary.open(name)) }
+        let perReplica = 15
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for replica in replicas {
+                group.addTask {
+                    for _ in 0..<perReplica {
+                        try await replica.write { txn in
+                            let total = try txn.object(forKey: "total", inCollection: "counters", as: Int.self) ?? 0
+                            try txn.setObject(total + 1, forKey: "total", inCollection: "counters")
+                        }
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        for replica in replicas {
+            try await replica.catchUp()
+            #expect(try await replica.database.read { try $0.object(forKey: "total", inCollection: "counters", as: Int.self) } == 3 * perReplica)
+            #expect(try replica.position == UInt64(3 * perReplica))
+        }
+        // Three writers on one key: some closures must have run again.
+        #expect(replicas.map(\.statistics.conflicts).reduce(0, +) > 0)
+        for replica in replicas { await replica.close() }
+    }
+
+    @Test func aWriteWhoseReadWasChangedElsewhereRunsAgainAndSeesTheNewValue() async throws {
+        let primary = try Primary()
+        defer { primary.removeFiles() }
+        let a = try await primary.open("a", follows: false)
+        let b = try await primary.open("b", follows: false)
+        try await b.write { try $0.setObject(1, forKey: "x", inCollection: "values") }
+        try await a.catchUp()
+        let runs = Mutex(0)
+        let value = try await a.write { txn -> Int in
+            let run = runs.withLock { runs in
+                runs += 1
+                return runs
+            }
+            let x = try txn.object(forKey: "x", inCollection: "values", as: Int.self) ?? 0
+            if run == 1 {
+                // Another replica changes x after this closure read it.
+                let done = DispatchSemaphore(value: 0)
+                Task {
+                    try await b.write { try $0.setObject(2, forKey: "x", inCollection: "values") }
+                    done.signal()
+                }
+                done.wait()
+            }
+            try txn.setObject(x * 10, forKey: "y", inCollection: "values")
+            return x
+        }
+        #expect(value == 2)
+        #expect(runs.withLock { $0 } == 2)
+        #expect(a.statistics.conflicts == 1)
+        try await b.catchUp()
+        for replica in [a, b] {
+            #expect(try await replica.database.read { try $0.object(forKey: "y", inCollection: "values", as: Int.self) } == 20)
+        }
+        await a.close()
+        await b.close()
+    }
+
+    @Test func writesThatReadNothingTheOtherWroteDoNotConflict() async throws {
+        let primary = try Primary()
+        defer { primary.removeFiles() }
+        let a = try await primary.open("a", follows: false)
+        let b = try await primary.open("b", follows: false)
+        try await a.write { try $0.setObject(1, forKey: "mine", inCollection: "a") }
+        // b has not applied a's commit; it reads and writes other keys only.
+        try await b.write { txn in
+            let seen = try txn.object(forKey: "other", inCollection: "b", as: Int.self) ?? 0
+            try txn.setObject(seen + 1, forKey: "other", inCollection: "b")
+        }
+        #expect(b.statistics.conflicts == 0)
+        // Reading a's collection whole does conflict once a has written into it again.
+        try await a.write { try $0.setObject(2, forKey: "mine", inCollection: "a") }
+        let count = try await b.write { txn in try txn.keys(inCollection: "a").count }
+        #expect(count == 1)
+        #expect(b.statistics.conflicts == 0)  // a read-only write sends nothing
+        try await b.write { txn in
+            let keys = try txn.keys(inCollection: "a")
+            try txn.setObject(keys.count, forKey: "count", inCollection: "b")
+        }
+        #expect(b.statistics.conflicts == 1)  // b had not applied a's second write into "a"
+        try await a.write { try $0.setObject(3, forKey: "other", inCollection: "a") }
+        try await b.write { txn in
+            let keys = try txn.keys(inCollection: "a")
+            try txn.setObject(keys.count, forKey: "count", inCollection: "b")
+        }
+        #expect(b.statistics.conflicts == 2)
+        #expect(try await b.database.read { try $0.object(forKey: "count", inCollection: "b", as: Int.self) } == 2)
+        await a.close()
+        await b.close()
+    }
+
+    @Test func viewsAreDerivedOnEveryReplicaAndDirectWritesAreRefused() async throws {
+        let primary = try Primary()
+        defer { primary.removeFiles() }
+        let a = try await primary.open("a")
+        let b = try await primary.open("b")
+        let viewA = try a.database.register(Self.byOwner(), named: "byOwner")
+        try await a.write { txn in
+            for (i, owner) in ["cy", "al", "bo", "di"].enumerated() {
+                try txn.setObject(Account(owner: owner, balance: i % 2 == 0 ? 10 : -10), forKey: "k\(i)", inCollection: "accounts")
+            }
+        }
+        try await a.write { txn in
+            try txn.removeObject(forKey: "k1", inCollection: "accounts")
+            try txn.setObject(Account(owner: "ed", balance: -1), forKey: "k0", inCollection: "accounts")
+        }
+        // An extension registered after the commits derives the same state.
+        try await b.catchUp()
+        let viewB = try b.database.register(Self.byOwner(), named: "byOwner")
+        try await a.write { try $0.setObject(Account(owner: "fi", balance: 3), forKey: "k9", inCollection: "accounts") }
+        try await b.catchUp()
+        let listA = try await a.database.read { txn in try ["credit", "debit"].map { try txn[viewA].indexes(inGroup: $0).map(\.key) } }
+        let listB = try await b.database.read { txn in try ["credit", "debit"].map { try txn[viewB].indexes(inGroup: $0).map(\.key) } }
+        #expect(listA == [["k2", "k9"], ["k3", "k0"]])
+        #expect(listA == listB)
+        #expect(try a.database.verifyExtensions().isEmpty)
+        #expect(try b.database.verifyExtensions().isEmpty)
+        // A write straight to a replica's store would exist on one machine only.
+        let error = #expect(throws: LarderError.self) {
+            try a.database.write { try $0.setObject(1, forKey: "local", inCollection: "accounts") }
+        }
+        #expect(error?.code == .readOnly)
+        // Also when it is committed together with the replica's own work (a group commit).
+        async let applied: Void = a.write { try $0.setObject(Account(owner: "gu", balance: 1), forKey: "k8", inCollection: "accounts") }
+        let grouped = await #expect(throws: LarderError.self) {
+            try await a.database.write { try $0.setObject(1, forKey: "local", inCollection: "accounts") }
+        }
+        try await applied
+        #expect(grouped?.code == .readOnly)
+        #expect(try await a.database.read { try $0.hasObject(forKey: "local", inCollection: "accounts") } == false)
+        #expect(try await a.database.read { try $0.hasObject(forKey: "k8", inCollection: "accounts") })
+        await a.close()
+        await b.close()
+    }
+
+    @Test func aLateReplicaAndOneBehindTheRetainedLogConverge() async throws {
+        let primary = try Primary()
+        defer { primary.removeFiles() }
+        let a = try await primary.open("a", retainedCommits: 8)
+        var behind = try await primary.open("behind", follows: false)
+        for i in 0..<5 { try await a.write { try $0.setObject(i, forKey: "k\(i)", inCollection: "numbers") } }
+        try await behind.catchUp()
+        #expect(try behind.position == 5)
+        await behind.close()
+        for i in 5..<40 {
+            try await a.write { txn in
+                try txn.setObject(i, forKey: "k\(i)", inCollection: "numbers")
+                if i % 7 == 0 { try txn.removeObject(forKey: "k\(i - 3)", inCollection: "numbers") }
+            }
+        }
+        // The log keeps only the newest commits now: the replica that stopped at 5 loads a snapshot.
+        behind = try await primary.open("behind", follows: false)
+        #expect(behind.statistics.bootstraps == 1)
+        let late = try await primary.open("late", follows: false)
+        let expected = try Self.contents(of: a)
+        #expect(expected["numbers"]?.count == 35)
+        for replica in [behind, late] {
+            #expect(try replica.position == 40)
+            #expect(try Self.contents(of: replica) == expected)
+        }
+        // And they follow on from there.
+        try await a.write { try $0.setObject(99, forKey: "k99", inCollection: "numbers") }
+        try await behind.catchUp()
+        try await late.catchUp()
+        #expect(try Self.contents(of: behind) == Self.contents(of: a))
+        #expect(try Self.contents(of: late) == Self.contents(of: a))
+        for replica in [a, behind, late] { await replica.close() }
+    }
+
+    @Test func thePrimaryRestartedDuringWritesGivesClearErrorsAndWritesResume() async throws {
+        let server = try PrivatePostgresServer.start(name: "larder-restart")
+        defer { server.destroy() }
+        let primary = try Primary(server: server)
+        defer { primary.removeFiles() }
+        let a = try await primary.open("a")
+        let b = try await primary.open("b")
+        try await a.write { try $0.setObject(1, forKey: "before", inCollection: "values") }
+        try server.stop(immediately: true)
+        let error = await #expect(throws: LarderError.self) {
+            try await a.write { try $0.setObject(2, forKey: "during", inCollection: "values") }
+        }
+        #expect(error?.code == .primaryUnavailable || error?.code == .commitOutcomeUnknown)
+        // Reads go on while the primary is down.
+        #expect(try await a.database.read { try $0.object(forKey: "before", inCollection: "values", as: Int.self) } == 1)
+        try server.start()
+        var written = false
+        for _ in 0..<50 where !written {
+            do {
+                try await a.write { try $0.setObject(3, forKey: "after", inCollection: "values") }
+                written = true
+            } catch let error as LarderError where error.code == .primaryUnavailable {
+                try await Task.sleep(for: .milliseconds(100))
+            }
+        }
+        #expect(written)
+        #expect(try await Self.eventually { try await b.database.read { try $0.hasObject(forKey: "after", inCollection: "values") } })
+        #expect(try Self.contents(of: a) == Self.contents(of: b))
+        await a.close()
+        await b.close()
+    }
+
+    @Test func aStoreWithDataOfItsOwnOrAnotherPrimaryIsRefused() async throws {
+        let primary = try Primary()
+        defer { primary.removeFiles() }
+        let path = primary.directory.appendingPathComponent("plain").path
+        let plain = try Database(path: path)
+        try await plain.write { try $0.setObject(1, forKey: "mine", inCollection: "local") }
+        await plain.close()
+        let error = await #expect(throws: LarderError.self) { try await Replica.open(at: path, primary: primary.configuration) }
+        #expect(error?.code == .replicaMismatch)
+        // Nothing of the store was lost.
+        let reopened = try Database(path: path)
+        #expect(try await reopened.read { try $0.object(forKey: "mine", inCollection: "local", as: Int.self) } == 1)
+        await reopened.close()
+
+        let replica = try await primary.open("a")
+        await replica.close()
+        let other = try Primary()
+        defer { other.removeFiles() }
+        let mismatch = await #expect(throws: LarderError.self) {
+            try await Replica.open(at: primary.directory.appendingPathComponent("a").path, primary: other.configuration)
+        }
+        #expect(mismatch?.code == .replicaMismatch)
+    }
+
+    @Test func aReplicaAheadOfItsPrimaryStopsInsteadOfDiverging() async throws {
+        let primary = try Primary()
+        defer { primary.removeFiles() }
+        let a = try await primary.open("a", follows: false)
+        for i in 0..<3 { try await a.write { try $0.setObject(i, forKey: "k\(i)", inCollection: "c") } }
+        // The primary loses its last two commits (a restore from an older backup).
+        let database = primary.configuration.database
+        _ = try primary.server.psql("DELETE FROM larder_log WHERE position > 1; DELETE FROM larder_writes WHERE position > 1; DELETE FROM larder_objects WHERE key <> 'k0'; UPDATE larder_head SET position = 1", database: database)
+        let behind = await #expect(throws: LarderError.self) { try await a.catchUp() }
+        #expect(behind?.code == .replicaMismatch)
+        // A write would take commit number 2 again: refused, and the replica keeps what it shows.
+        let write = await #expect(throws: LarderError.self) { try await a.write { try $0.setObject(9, forKey: "k9", inCollection: "c") } }
+        #expect(write?.code == .replicaMismatch)
+        #expect(try await a.database.read { try $0.keys(inCollection: "c") } == ["k0", "k1", "k2"])
+        await a.close()
+    }
+
+    @Test func clearsRemovalsMetadataAndTouchesReplicate() async throws {
+        let primary = try Primary()
+        defer { primary.removeFiles() }
+        let a = try await primary.open("a")
+        let b = try await primary.open("b", follows: false)
+        try await a.write { txn in
+            for i in 0..<4 { try txn.setObject("v\(i)", forKey: "k\(i)", inCollection: "c", metadata: i) }
+            try txn.setObject("x", forKey: "x", inCollection: "d")
+        }
+        try await a.write { txn in
+            try txn.removeAllObjects(inCollection: "c")
+            try txn.setObject("again", forKey: "k1", inCollection: "c")
+            try txn.replaceMetadata(7, forKey: "x", inCollection: "d")
+            try txn.setCommitInfo("tidy")
+        }
+        try await b.catchUp()
+        #expect(try Self.contents(of: b) == Self.contents(of: a))
+        #expect(try await b.database.read { try $0.metadata(forKey: "x", inCollection: "d", as: Int.self) } == 7)
+        #expect(try await b.database.read { try $0.keys(inCollection: "c") } == ["k1"])
+        try await a.write { txn in try txn.removeAllObjectsInAllCollections() }
+        try await b.catchUp()
+        #expect(try Self.contents(of: b).isEmpty)
+        await a.close()
+        await b.close()
+    }
+}
+
+/// What a write transaction records of its reads (no server needed).
+@Suite("Read sets")
+struct ReadSetTests {
+    @Test func readsByKeyEnumerationsAndCountsAreRecordedEvenWhenCached() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("larder-readset-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let db = try Database(path: path)
+        try db.write { txn in
+            try txn.setObject(1, forKey: "a", inCollection: "one")
+            try txn.setObject(2, forKey: "b", inCollection: "two")
+        }
+        // Fill the connection's cache.
+        _ = try db.read { try $0.object(forKey: "a", inCollection: "one", as: Int.self) }
+        let reads = try db.write { txn -> ReadSet in
+            txn.startRecordingReads()
+            _ = try txn.object(forKey: "a", inCollection: "one", as: Int.self)
+            _ = try txn.hasObject(forKey: "missing", inCollection: "one")
+            _ = try txn.numberOfKeys(inCollection: "three")
+            try txn.enumerateKeys(inCollection: "two") { _, _ in }
+            try txn.setObject(3, forKey: "blind", inCollection: "four")
+            return txn.recordedReads
+        }
+        #expect(!reads.everything)
+        #expect(reads.keys == ["one": ["a", "missing"]])
+        #expect(reads.collections == ["two", "three"])
+        let everything = try db.write { txn -> ReadSet in
+            txn.startRecordingReads()
+            _ = try txn.collections()
+            return txn.recordedReads
+        }
+        #expect(everything.everything)
+        db.close()
+    }
+
+    @Test func aRehearsalAfterAnAppliedCommitInTheSameTransactionShipsOnlyItsOwnRows() throws {
+        // In a group commit, a replica's rehearsal can follow the application of another
+        // replica's commit in one LMDB transaction: it must not ship that commit's rows again.
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("larder-readset-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let db = try Database(path: path)
+        var applied = ReplicatedCommit()
+        applied.rows = [ReplicatedCommit.Row(collection: "accounts", key: "a", object: [0x01, 0x05], metadata: nil, objectChanged: true, metadataChanged: false)]
+        let shipped = try db.write { txn -> ReplicatedCommit in
+            try txn.apply(applied)
+            txn.startRecordingReads()
+            let a = try txn.object(forKey: "a", inCollection: "accounts", as: Int.self) ?? 0
+            try txn.setObject(a + 1, forKey: "b", inCollection: "accounts")
+            let commit = try txn.replicatedCommit()
+            txn.rollback()
+            return commit
+        }
+        #expect(shipped.rows.map(\.key) == ["b"])
+        db.close()
+    }
+}

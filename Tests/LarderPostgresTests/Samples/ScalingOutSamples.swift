@@ -1,0 +1,56 @@
+import Foundation
+import Larder
+import LarderPostgres
+import PostgresTestServer
+import Testing
+
+// The samples of Documentation/ScalingOut.md, each in a test that checks what it did. (They live
+// here, not in Tests/LarderTests/Samples, because they need LarderPostgres and a server.)
+
+/// Adds 10 to Alice's balance through the primary at `url`, with the replica kept at `path`.
+func deposit(primaryURL url: String, replicaPath path: String) async throws -> Int? {
+    // libpq's settings: a URL ("postgresql://app:secret@db.internal:5432/app?sslmode=require"),
+    // or PrimaryConfiguration.environment() for PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE.
+    let primary = try PrimaryConfiguration(url: url)
+    let replica = try await Replica.open(at: path, primary: primary)
+
+    // Writes: the closure runs on the replica, and commits on the primary.
+    try await replica.write { txn in
+        let balance = try txn.object(forKey: "alice", inCollection: "accounts", as: Int.self) ?? 0
+        try txn.setObject(balance + 10, forKey: "alice", inCollection: "accounts")
+    }
+
+    // Reads: the replica's own store, as any Larder store (views, indexes, snapshots, observation).
+    let balance = try await replica.database.read { try $0.object(forKey: "alice", inCollection: "accounts", as: Int.self) }
+
+    await replica.close()
+    return balance
+}
+
+@Suite("Scaling-out samples")
+struct ScalingOutSamples {
+    @Test func theDepositSampleWritesThroughThePrimaryFromTwoReplicas() async throws {
+        let server = try PrivatePostgresServer.shared
+        let name = "sample_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(12)
+        try server.createDatabase(String(name))
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("larder-sample-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        // Two instances, each with its own replica, deposit in turn: each sees the other's.
+        #expect(try await deposit(primaryURL: server.url(database: String(name)), replicaPath: directory.appendingPathComponent("one").path) == 10)
+        #expect(try await deposit(primaryURL: server.url(database: String(name)), replicaPath: directory.appendingPathComponent("two").path) == 20)
+        #expect(try await deposit(primaryURL: server.url(database: String(name)), replicaPath: directory.appendingPathComponent("one").path) == 30)
+    }
+
+    @Test func theEnvironmentAndURLSettingsAreLibpqs() throws {
+        let url = try PrimaryConfiguration(url: "postgresql://app:s%40cret@db.internal:6543/shop?sslmode=verify-full")
+        #expect(url.host == "db.internal" && url.port == 6543 && url.username == "app" && url.password == "s@cret" && url.database == "shop")
+        #expect(url.tls == .require)
+        #expect(!url.description.contains("cret"))
+        let environment = PrimaryConfiguration.environment(["PGHOST": "h", "PGPORT": "7000", "PGUSER": "u", "PGPASSWORD": "p", "PGSSLMODE": "disable"])
+        #expect(environment.host == "h" && environment.port == 7000 && environment.username == "u" && environment.password == "p")
+        #expect(environment.database == "u" && environment.tls == .disable)
+        #expect(throws: LarderError.self) { try PrimaryConfiguration(url: "mysql://x@y/z") }
+        #expect(throws: LarderError.self) { try PrimaryConfiguration(url: "postgresql://x@y/z?sslmode=sometimes") }
+    }
+}
