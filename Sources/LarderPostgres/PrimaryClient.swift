@@ -40,8 +40,17 @@ actor PrimaryClient {
     }
 
     deinit {
-        // A replica dropped without close(): the connection is closed, and kept until it is.
-        if let connection { connection.close().whenComplete { _ in _ = connection } }
+        // A replica dropped without close(): the connection is closed.
+        if let connection { Self.discard(connection) }
+    }
+
+    /// Closes `connection` without waiting for it. PostgresNIO closes a connection through its
+    /// state machine, which can hold the close back (a LISTEN being set up, a statement in
+    /// flight) for as long as the server does not answer; nobody should wait on that. The
+    /// connection is kept until it is closed (PostgresNIO stops a program that drops an open one).
+    static func discard(_ connection: PostgresConnection) {
+        let closing: EventLoopFuture<Void> = connection.close()
+        closing.whenComplete { _ in _ = connection }
     }
 
     // MARK: The connection
@@ -49,8 +58,11 @@ actor PrimaryClient {
     /// The open connection, made when there is none.
     /// - Throws: ``LarderError/Code/primaryUnavailable`` when the primary cannot be reached.
     func connected() async throws -> PostgresConnection {
+        guard !isShutDown else {
+            throw LarderError(.databaseClosed, "the replica was closed", operation: "connect")
+        }
         if let connection, !connection.isClosed { return connection }
-        if let connection { try? await connection.close() }
+        if let connection { Self.discard(connection) }
         connection = nil
         connectionCount += 1
         do {
@@ -63,7 +75,7 @@ actor PrimaryClient {
             do {
                 try await made.query("SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL SERIALIZABLE", logger: logger)
             } catch {
-                try? await made.close()
+                Self.discard(made)
                 throw error
             }
             connection = made
@@ -73,24 +85,39 @@ actor PrimaryClient {
         }
     }
 
+    /// The TLS setting of every connection, made once (a context loads the system's trust
+    /// roots when it is made).
     private func tls() throws -> PostgresConnection.Configuration.TLS {
+        if let madeTLS { return madeTLS }
+        let made: PostgresConnection.Configuration.TLS
         switch configuration.tls {
         case .disable:
-            return .disable
+            made = .disable
         case .prefer:
+            // Without verification, as libpq's `prefer`: no trust roots to load.
             var tls = TLSConfiguration.makeClientConfiguration()
             tls.certificateVerification = .none
-            return .prefer(try NIOSSLContext(configuration: tls))
+            tls.trustRoots = .certificates([])
+            made = .prefer(try NIOSSLContext(configuration: tls))
         case .require:
-            return .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
+            made = .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
         }
+        madeTLS = made
+        return made
     }
 
-    /// Closes the connection.
-    func close() async {
-        if let connection { try? await connection.close() }
+    private var madeTLS: PostgresConnection.Configuration.TLS?
+
+    /// Closes the connection; with `finally`, for good: no statement makes another one (the
+    /// replica is closing, and a statement in flight must not keep it open).
+    func close(finally: Bool = false) async {
+        if finally { isShutDown = true }
+        if let connection { Self.discard(connection) }
         connection = nil
     }
+
+    /// Set by ``close(finally:)``.
+    private var isShutDown = false
 
     /// Runs `query`; a broken connection is dropped, to be made again by the next statement.
     private func run(_ query: PostgresQuery, operation: String) async throws -> PostgresRowSequence {
@@ -237,26 +264,45 @@ actor PrimaryClient {
             readKeysCollections.append(collection)
             readKeys.append(key)
         }
+        let readCollections = reads.collections.sorted()
+        var shape = CommitShape()
+        shape.readsEverything = reads.everything
+        shape.readsCollections = !readCollections.isEmpty
+        shape.readsKeys = !readKeys.isEmpty
+        shape.removesEverything = record.removedEverything
+        shape.clears = !record.cleared.isEmpty
+        shape.puts = !putKeys.isEmpty
+        shape.removals = !removedKeys.isEmpty
         var binds = PostgresBindings(capacity: 18)
-        binds.append(Int64(position))
-        binds.append(reads.everything)
-        binds.append(reads.collections.sorted())
-        binds.append(readKeysCollections)
-        binds.append(readKeys)
-        binds.append(record.removedEverything)
-        binds.append(record.cleared)
-        binds.append(putCollections)
-        binds.append(putKeys)
-        binds.append(objects)
-        binds.append(metadata)
-        binds.append(hasMetadata)
-        binds.append(removedCollections)
-        binds.append(removedKeys)
-        binds.append(ByteBuffer(bytes: try record.encoded()))
-        binds.append(writtenCollections)
-        binds.append(writtenKeys)
-        binds.append(token)
-        return PostgresQuery(unsafeSQL: sql.commit, binds: binds)
+        var placeholders: [CommitShape.Value: String] = [:]
+        let encoded = try record.encoded()
+        let text = sql.commit(shape) { value in
+            if let placeholder = placeholders[value] { return placeholder }
+            let type: String
+            switch value {
+            case .position: binds.append(Int64(position)); type = "bigint"
+            case .readCollections: binds.append(readCollections); type = "text[]"
+            case .readKeyCollections: binds.append(readKeysCollections); type = "text[]"
+            case .readKeys: binds.append(readKeys); type = "text[]"
+            case .removesEverything: binds.append(record.removedEverything); type = "boolean"
+            case .cleared: binds.append(record.cleared); type = "text[]"
+            case .putCollections: binds.append(putCollections); type = "text[]"
+            case .putKeys: binds.append(putKeys); type = "text[]"
+            case .objects: binds.append(objects); type = "bytea[]"
+            case .metadata: binds.append(metadata); type = "bytea[]"
+            case .hasMetadata: binds.append(hasMetadata); type = "boolean[]"
+            case .removedCollections: binds.append(removedCollections); type = "text[]"
+            case .removedKeys: binds.append(removedKeys); type = "text[]"
+            case .writtenCollections: binds.append(writtenCollections); type = "text[]"
+            case .writtenKeys: binds.append(writtenKeys); type = "text[]"
+            case .record: binds.append(ByteBuffer(bytes: encoded)); type = "bytea"
+            case .token: binds.append(token); type = "text"
+            }
+            let placeholder = "$\(binds.count)::\(type)"
+            placeholders[value] = placeholder
+            return placeholder
+        }
+        return PostgresQuery(unsafeSQL: text, binds: binds)
     }
 
     /// PostgreSQL's `text` holds no NUL; a key with one cannot be replicated.

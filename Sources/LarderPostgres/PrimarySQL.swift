@@ -33,6 +33,7 @@ struct PrimarySQL {
             "CREATE TABLE IF NOT EXISTS \(log) (position bigint PRIMARY KEY, token text NOT NULL UNIQUE, record bytea NOT NULL, removed_everything boolean NOT NULL, committed_at timestamptz NOT NULL DEFAULT now())",
             "CREATE TABLE IF NOT EXISTS \(writes) (position bigint NOT NULL, collection text NOT NULL, key text NOT NULL, PRIMARY KEY (collection, key, position))",
             "CREATE INDEX IF NOT EXISTS \(writes)_by_position ON \(writes) (position)",
+            "CREATE INDEX IF NOT EXISTS \(writes)_by_collection ON \(writes) (collection, position)",
         ]
     }
 
@@ -43,68 +44,101 @@ struct PrimarySQL {
 
     var identity: String { "SELECT identity FROM \(head) WHERE id = 1" }
 
-    /// The commit: one statement, so one round trip. In order:
+    /// The commit: one statement, so one round trip, written for the commit's shape (only the
+    /// checks and changes it has, each one an index lookup). In order:
     ///
-    /// - `conflict`: whether a commit after the replica's position ($1) wrote what the
-    ///   transaction read: every collection ($2), whole collections ($3), keys ($4, $5; a
-    ///   collection emptied whole is marked by the key ''), or emptied everything; and whether the
-    ///   log no longer holds the commits after $1 (`behind`), so that nothing can be checked.
-    /// - `head`: takes the next commit number, only without a conflict. Every commit updates
-    ///   this one row, so under serializable isolation two commits that overlap fail one of them
-    ///   (SQLSTATE 40001, sent again), and the numbers follow the order of the commits.
-    /// - `gone`, `put`: the data: everything ($6) or collections ($7) emptied, then rows set
-    ///   ($8–$12: collection, key, object, metadata, whether there is metadata) or removed ($13,
-    ///   $14). Rows set are kept out of the deletions, so no row is changed twice.
-    /// - `marks`: what the commit wrote ($16, $17), for later commits' checks.
-    /// - `logged`: the commit ($15) under its number, with its token ($18).
+    /// - `conflict`: whether a commit after the replica's position wrote what the transaction
+    ///   read: anything (`everything`), a collection read whole, a key read (or emptied the
+    ///   key's collection: `key = ''` marks that), or emptied everything; `behind`: the log no
+    ///   longer holds the commits after the position, so nothing can be checked; `ahead`: the
+    ///   position is past the primary's last commit (the primary lost commits).
+    /// - `head`: takes the next commit number, only when none of those holds. Every commit
+    ///   updates this one row, so under serializable isolation two commits that overlap fail one
+    ///   of them (SQLSTATE 40001, sent again), and the numbers follow the order of the commits.
+    /// - the data: everything or collections emptied, rows removed, rows set (rows set are kept
+    ///   out of the deletions, so no row is changed twice);
+    /// - `marks`: what the commit wrote, for later commits' checks;
+    /// - `logged`: the commit under its number, with its token;
     /// - `notified`: tells the listening replicas, when the transaction commits.
     ///
-    /// `ahead`: the replica's position is past the primary's last commit (the primary lost
-    /// commits): nothing can be checked, and the commit is refused.
-    ///
     /// Returns the commit number (null when not made), `hit`, `behind` and `ahead`.
-    var commit: String {
-        """
-        WITH conflict AS (
-          SELECT ($1::bigint + 1 < (SELECT retained_from FROM \(head) WHERE id = 1)) AS behind,
-                 ($1::bigint > (SELECT position FROM \(head) WHERE id = 1)) AS ahead,
-                 (EXISTS (SELECT 1 FROM \(log) l WHERE l.position > $1::bigint AND (l.removed_everything OR $2::boolean))
-                  OR EXISTS (SELECT 1 FROM \(writes) w WHERE w.position > $1::bigint AND w.collection = ANY($3::text[]))
-                  OR EXISTS (SELECT 1 FROM \(writes) w JOIN unnest($4::text[], $5::text[]) AS r(c, k)
-                               ON w.collection = r.c AND (w.key = r.k OR w.key = '') WHERE w.position > $1::bigint)) AS hit
-        ),
-        head AS (
-          UPDATE \(head) SET position = position + 1
-          WHERE id = 1 AND NOT (SELECT hit OR behind OR ahead FROM conflict)
-          RETURNING position
-        ),
-        gone AS (
-          DELETE FROM \(objects) o USING head
-          WHERE ($6::boolean OR o.collection = ANY($7::text[])
-                 OR (o.collection, o.key) IN (SELECT * FROM unnest($13::text[], $14::text[])))
-            AND (o.collection, o.key) NOT IN (SELECT * FROM unnest($8::text[], $9::text[]))
-        ),
-        put AS (
-          INSERT INTO \(objects) (collection, key, object, metadata)
-          SELECT r.c, r.k, r.o, CASE WHEN r.hm THEN r.m END
-          FROM head, unnest($8::text[], $9::text[], $10::bytea[], $11::bytea[], $12::boolean[]) AS r(c, k, o, m, hm)
-          ON CONFLICT (collection, key) DO UPDATE SET object = excluded.object, metadata = excluded.metadata
-        ),
-        marks AS (
-          INSERT INTO \(writes) (position, collection, key)
-          SELECT head.position, r.c, r.k FROM head, unnest($16::text[], $17::text[]) AS r(c, k)
-          ON CONFLICT DO NOTHING
-        ),
-        logged AS (
-          INSERT INTO \(log) (position, token, record, removed_everything)
-          SELECT position, $18::text, $15::bytea, $6::boolean FROM head
-        ),
-        notified AS (
-          \(notifies ? "SELECT pg_notify('\(channel)', position::text) AS sent FROM head" : "SELECT 1 AS sent FROM head")
-        )
-        SELECT (SELECT position FROM head), (SELECT hit FROM conflict), (SELECT behind FROM conflict), (SELECT ahead FROM conflict),
-               (SELECT count(*) FROM notified)
-        """
+    func commit(_ shape: CommitShape, bind: (CommitShape.Value) -> String) -> String {
+        let position = bind(.position)
+        var hits = ["EXISTS (SELECT 1 FROM \(log) l WHERE l.position > \(position) AND l.removed_everything)"]
+        if shape.readsEverything {
+            hits = ["EXISTS (SELECT 1 FROM \(log) l WHERE l.position > \(position))"]
+        } else {
+            if shape.readsCollections {
+                hits.append("EXISTS (SELECT 1 FROM \(writes) w WHERE w.collection = ANY(\(bind(.readCollections))) AND w.position > \(position))")
+            }
+            if shape.readsKeys {
+                hits.append("""
+                    EXISTS (SELECT 1 FROM unnest(\(bind(.readKeyCollections)), \(bind(.readKeys))) AS r(c, k)
+                            WHERE EXISTS (SELECT 1 FROM \(writes) w WHERE w.collection = r.c AND w.key IN (r.k, '') AND w.position > \(position)))
+                    """)
+            }
+        }
+        var ctes = [
+            """
+            conflict AS (
+              SELECT (\(position) + 1 < h.retained_from) AS behind, (\(position) > h.position) AS ahead,
+                     (\(hits.joined(separator: "\n OR "))) AS hit
+              FROM \(head) h WHERE h.id = 1
+            )
+            """,
+            """
+            head AS (
+              UPDATE \(head) SET position = position + 1
+              WHERE id = 1 AND NOT (SELECT hit OR behind OR ahead FROM conflict)
+              RETURNING position
+            )
+            """,
+        ]
+        let keptRows = shape.puts
+            ? "AND (o.collection, o.key) NOT IN (SELECT * FROM unnest(\(bind(.putCollections)), \(bind(.putKeys))))"
+            : ""
+        if shape.removesEverything {
+            ctes.append("emptied AS (DELETE FROM \(objects) o USING head WHERE true \(keptRows))")
+        } else if shape.clears {
+            ctes.append("emptied AS (DELETE FROM \(objects) o USING head WHERE o.collection = ANY(\(bind(.cleared))) \(keptRows))")
+        }
+        if shape.removals {
+            ctes.append("""
+                removed AS (
+                  DELETE FROM \(objects) o USING head, unnest(\(bind(.removedCollections)), \(bind(.removedKeys))) AS r(c, k)
+                  WHERE o.collection = r.c AND o.key = r.k \(shape.clears || shape.removesEverything ? "AND NOT (o.collection = ANY(\(bind(.cleared))) OR \(bind(.removesEverything)))" : "")
+                )
+                """)
+        }
+        if shape.puts {
+            ctes.append("""
+                put AS (
+                  INSERT INTO \(objects) (collection, key, object, metadata)
+                  SELECT r.c, r.k, r.o, CASE WHEN r.hm THEN r.m END
+                  FROM head, unnest(\(bind(.putCollections)), \(bind(.putKeys)), \(bind(.objects)), \(bind(.metadata)), \(bind(.hasMetadata))) AS r(c, k, o, m, hm)
+                  ON CONFLICT (collection, key) DO UPDATE SET object = excluded.object, metadata = excluded.metadata
+                )
+                """)
+        }
+        ctes.append("""
+            marks AS (
+              INSERT INTO \(writes) (position, collection, key)
+              SELECT head.position, r.c, r.k FROM head, unnest(\(bind(.writtenCollections)), \(bind(.writtenKeys))) AS r(c, k)
+              ON CONFLICT DO NOTHING
+            )
+            """)
+        ctes.append("""
+            logged AS (
+              INSERT INTO \(log) (position, token, record, removed_everything)
+              SELECT position, \(bind(.token)), \(bind(.record)), \(bind(.removesEverything)) FROM head
+            )
+            """)
+        ctes.append("notified AS (\(notifies ? "SELECT pg_notify('\(channel)', position::text) AS sent FROM head" : "SELECT 1 AS sent FROM head"))")
+        return "WITH " + ctes.joined(separator: ",\n") + """
+
+            SELECT (SELECT position FROM head), c.hit, c.behind, c.ahead, (SELECT count(*) FROM notified)
+            FROM conflict c
+            """
     }
 
     /// The commit with token $1, if it was made.

@@ -29,8 +29,15 @@ import Synchronization
 public final class Replica: Sendable {
     /// How a replica works.
     public struct Configuration: Sendable {
-        /// The configuration of the replica's store.
-        public var database = Database.Configuration()
+        /// The configuration of the replica's store. Its durability is `.noMetaSync` unless you
+        /// set another: the primary holds every commit, so a replica that loses its newest
+        /// commits to a power cut (and keeps its consistency, which `.noMetaSync` does) fetches
+        /// them again when it opens; one sync per applied commit instead of two.
+        public var database: Database.Configuration = {
+            var configuration = Database.Configuration()
+            configuration.durability = .noMetaSync
+            return configuration
+        }()
         /// How many times a write runs its closure before it gives up with
         /// ``LarderError/Code/writeConflict``.
         public var maxAttempts = 16
@@ -72,6 +79,12 @@ public final class Replica: Sendable {
         public var conflicts = 0
         /// Times the store was loaded from a snapshot of the primary's tables.
         public var bootstraps = 0
+        /// Time the writes spent running their closures on the replica (every run).
+        public var closureTime: Duration = .zero
+        /// Time the writes spent waiting for the primary's answer to their commits.
+        public var primaryTime: Duration = .zero
+        /// Time the writes spent waiting, once committed, for the replica to show their commit.
+        public var applyTime: Duration = .zero
     }
 
     private init(database: Database, primary: PrimaryConfiguration, identity: String, configuration: Configuration,
@@ -160,7 +173,9 @@ public final class Replica: Sendable {
     ///   primary cannot be reached (nothing was written); ``LarderError/Code/commitOutcomeUnknown``
     ///   when the connection broke while the commit was made.
     public func write<R: Sendable>(_ body: @escaping @Sendable (ReadWriteTransaction) throws -> R) async throws -> R {
+        let clock = ContinuousClock()
         for _ in 0..<max(1, configuration.maxAttempts) {
+            let started = clock.now
             let rehearsal = try await database.write { txn -> Rehearsal<R> in
                 txn.startRecordingReads()
                 let position = try txn.replicaState()?.position ?? 0
@@ -171,11 +186,17 @@ public final class Replica: Sendable {
                 txn.rollback()
                 return Rehearsal(value: value, commit: commit.isEmpty ? nil : commit, reads: reads, position: position)
             }
+            let rehearsed = clock.now
+            counters.withLock { $0.closureTime += rehearsed - started }
             guard let commit = rehearsal.commit else { return rehearsal.value }
-            switch try await writer.commit(commit, reads: rehearsal.reads, basedOn: rehearsal.position) {
+            let outcome = try await writer.commit(commit, reads: rehearsal.reads, basedOn: rehearsal.position)
+            let answered = clock.now
+            counters.withLock { $0.primaryTime += answered - rehearsed }
+            switch outcome {
             case .committed(let number):
                 counters.withLock { $0.commits += 1 }
                 try await applier.catchUp(through: number, own: (number, commit))
+                counters.withLock { $0.applyTime += clock.now - answered }
                 await trimLog(after: number)
                 return rehearsal.value
             case .conflict, .behind:
@@ -197,7 +218,9 @@ public final class Replica: Sendable {
     // MARK: Following
 
     private func startFollowing() {
-        let wakes = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        // What wakes the follower: a commit number from a notification, or nil (a poll, a new
+        // connection): catch up to that commit, or to whatever the primary has.
+        let wakes = AsyncStream<UInt64?>.makeStream(bufferingPolicy: .bufferingNewest(1))
         let channel = listener.sql.channel
         let listener = self.listener
         let primary = self.primary
@@ -210,12 +233,18 @@ public final class Replica: Sendable {
                 group.addTask {
                     while !Task.isCancelled {
                         try? await Task.sleep(for: interval)
-                        wakes.continuation.yield()
+                        wakes.continuation.yield(nil)
                     }
                 }
-                for await _ in wakes.stream {
+                for await commit in wakes.stream {
                     guard let self, !Task.isCancelled else { break }
-                    try? await self.catchUp()
+                    // A commit this replica made is applied by its write, usually before the
+                    // notification comes: then there is nothing to fetch.
+                    if let commit {
+                        try? await self.applier.catchUp(through: commit)
+                    } else {
+                        try? await self.catchUp()
+                    }
                 }
                 group.cancelAll()
             }
@@ -225,17 +254,17 @@ public final class Replica: Sendable {
 
     /// Listens for the primary's commit notifications on a connection of its own, connecting
     /// again (after a pause) whenever the connection breaks.
-    private static func listen(with client: PrimaryClient, channel: String, wake: AsyncStream<Void>.Continuation) async {
+    private static func listen(with client: PrimaryClient, channel: String, wake: AsyncStream<UInt64?>.Continuation) async {
         while !Task.isCancelled {
             do {
                 let connection = try await client.connected()
-                wake.yield()  // commits made while it was not listening
+                wake.yield(nil)  // commits made while it was not listening
                 // Cancelled (the replica closes): the connection is closed, which ends the
                 // notifications, even one made after close() closed the client's last one.
                 try await withTaskCancellationHandler {
                     try Task.checkCancellation()
                     try await connection.listen(on: channel) { notifications in
-                        for try await _ in notifications { wake.yield() }
+                        for try await notification in notifications { wake.yield(UInt64(notification.payload)) }
                     }
                 } onCancel: {
                     let closing: EventLoopFuture<Void> = connection.close()
@@ -255,22 +284,55 @@ public final class Replica: Sendable {
             defer { following = nil }
             return following
         }
+        // The connections close for good first: a statement in flight fails, and none is made
+        // again, so nothing the follower does can keep it from ending; cancelling it ends its
+        // wait for notifications.
+        // The connections close for good first: a statement in flight fails, and none is made
+        // again, so nothing the follower does can keep it from ending; cancelling it ends its
+        // wait for notifications. Neither close is waited for, and the follower is waited for a
+        // few seconds at most: a connection PostgresNIO cannot close at once (a LISTEN being set
+        // up) must not keep the replica from closing.
+        let listener = self.listener, follower = self.follower
+        Task { await listener.close(finally: true) }
+        Task { await follower.close(finally: true) }
         if let following {
             following.task.cancel()
             following.wakes.finish()
-            await listener.close()
-            await following.task.value
+            await Self.wait(for: following.task, atMost: .seconds(5))
         }
-        await listener.close()
-        await writer.close()
-        await follower.close()
+        await writer.close(finally: true)
         await database.close()
+    }
+
+    /// Waits until `task` ends or `limit` has passed, whichever comes first.
+    private static func wait(for task: Task<Void, Never>, atMost limit: Duration) async {
+        let resume = ResumeOnce()
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            resume.continuation.withLock { $0 = continuation }
+            Task {
+                await task.value
+                resume.resume()
+            }
+            Task {
+                try? await Task.sleep(for: limit)
+                resume.resume()
+            }
+        }
+    }
+
+    /// A continuation resumed by the first of several callers.
+    private final class ResumeOnce: Sendable {
+        let continuation = Mutex<CheckedContinuation<Void, Never>?>(nil)
+
+        func resume() {
+            continuation.withLock { $0.take() }?.resume()
+        }
     }
 
     /// The task that follows the primary, and what wakes it.
     private struct Following: Sendable {
         var task: Task<Void, Never>
-        var wakes: AsyncStream<Void>.Continuation
+        var wakes: AsyncStream<UInt64?>.Continuation
     }
 
     /// What a write's closure did on the replica, before the primary saw it.

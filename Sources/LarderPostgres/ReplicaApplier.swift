@@ -39,8 +39,6 @@ actor ReplicaApplier {
     private var latest: Task<Void, any Error>?
 
     private func run(through target: UInt64?, own: (number: UInt64, commit: ReplicatedCommit)?) async throws {
-        // Another process on the same store may have applied commits.
-        position = try await database.read { try $0.replicaState()?.position ?? 0 }
         while target.map({ position < $0 }) ?? true {
             if let own, own.number <= position {
                 throw Self.ahead(position, of: own.number)
@@ -80,22 +78,21 @@ actor ReplicaApplier {
     }
 
     /// Applies consecutive commits, each in a local transaction of its own that records the new
-    /// position with it; one already shown (by another process on the same store) is skipped.
+    /// position with it. Stops at the first that does not follow what the store shows (another
+    /// process on the same store moved it), with ``position`` set to what the store shows, so
+    /// that the next fetch starts from there.
     private func apply(_ commits: [(UInt64, ReplicatedCommit)]) async throws {
         for (number, commit) in commits {
             let primary = self.primary
             let shown = try await database.write { txn -> UInt64 in
-                let state = try txn.replicaState()
-                let current = state?.position ?? 0
-                guard current < number else { return current }
-                guard current == number - 1 else {
-                    throw LarderError(.corrupted, "the replica is at commit \(current) of the primary and was given commit \(number)", operation: "replicate")
-                }
+                let current = try txn.replicaState()?.position ?? 0
+                guard current == number - 1 else { return current }
                 try txn.apply(commit)
                 try txn.setReplicaState(ReplicaState(primary: primary, position: number))
                 return number
             }
-            position = max(position, shown)
+            position = shown
+            guard shown == number else { return }
         }
     }
 

@@ -273,10 +273,16 @@ private func benchWrites(url: String, server: PrivatePostgresServer, work: Strin
             }
             try await localWrites(sizes.writesPerRound, into: &local, random: &random)
         }
+        let statistics = replica.statistics
         try await connection.close()
         await replica.close()
         await plain.close()
         let a = Samples(onReplica), b = Samples(direct), c = Samples(local)
+        // Where a replica's write goes (means over every write, warm-up included).
+        let writes = Double(max(1, statistics.commits))
+        print("   where a replica write goes (mean): closure on the replica \(formatTime(seconds(statistics.closureTime) / writes)), "
+              + "the primary's answer \(formatTime(seconds(statistics.primaryTime) / writes)), "
+              + "the replica showing it \(formatTime(seconds(statistics.applyTime) / writes))")
         row("b. one-put write (median)", formatTime(a.median), formatTime(b.median), ratio: a.median / b.median, target: 1.5)
         row("   one-put write (p99)", formatTime(a.p99), formatTime(b.p99), ratio: a.p99 / b.p99)
         row("   for scale: plain store write", formatTime(c.median) + " median", formatTime(c.p99) + " p99")
