@@ -120,7 +120,7 @@ actor PrimaryClient {
     private var isShutDown = false
 
     /// Runs `query`; a broken connection is dropped, to be made again by the next statement.
-    private func run(_ query: PostgresQuery, operation: String) async throws -> PostgresRowSequence {
+    private func run(_ query: PostgresQuery) async throws -> PostgresRowSequence {
         let connection = try await connected()
         do {
             return try await connection.query(query, logger: logger)
@@ -132,11 +132,8 @@ actor PrimaryClient {
 
     private func runCollecting<T: Sendable>(_ query: PostgresQuery, operation: String, _ rows: (PostgresRowSequence) async throws -> T) async throws -> T {
         do {
-            return try await rows(try await run(query, operation: operation))
-        } catch let error as LarderError {
-            throw error
+            return try await rows(try await run(query))
         } catch {
-            if Self.isConnectionFailure(error) { connection = nil }
             throw Self.failure(error, operation: operation, configuration: configuration)
         }
     }
@@ -169,7 +166,7 @@ actor PrimaryClient {
         while true {
             attempt += 1
             do {
-                _ = try await run(PostgresQuery(unsafeSQL: statement, binds: binds), operation: "prepare the primary")
+                _ = try await run(PostgresQuery(unsafeSQL: statement, binds: binds))
                 return
             } catch {
                 let state = Self.sqlState(error)

@@ -18,11 +18,17 @@ public struct PrimaryConfiguration: Sendable, CustomStringConvertible {
         case require
     }
 
+    /// The server's host name or address (libpq's `host`).
     public var host: String
+    /// The server's port (libpq's `port`, 5432 by default).
     public var port: Int
+    /// The user to connect as (libpq's `user`).
     public var username: String
+    /// The user's password, if the server asks for one; never shown in ``description``.
     public var password: String?
+    /// The database that holds the primary's tables (libpq's `dbname`).
     public var database: String
+    /// Whether the connection is encrypted (libpq's `sslmode`).
     public var tls: TLSMode
     /// The prefix of the primary's tables: `<prefix>_head`, `<prefix>_objects`, `<prefix>_log`
     /// and `<prefix>_writes`. Letters, digits and `_`, starting with a letter; one prefix per
@@ -35,6 +41,7 @@ public struct PrimaryConfiguration: Sendable, CustomStringConvertible {
     /// (``Replica/Configuration/pollInterval``).
     public var notifies = true
 
+    /// Settings given one by one; the defaults are a server on this machine and libpq's `prefer`.
     public init(host: String = "127.0.0.1", port: Int = 5432, username: String, password: String? = nil, database: String,
                 tls: TLSMode = .prefer, tablePrefix: String = "larder", connectTimeout: Duration = .seconds(10)) {
         self.host = host

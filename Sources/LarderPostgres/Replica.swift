@@ -53,6 +53,7 @@ public final class Replica: Sendable {
         /// Where PostgresNIO logs (nothing by default). Larder's own messages hold no password.
         public var logger = Logger(label: "larder.postgres", factory: { _ in SwiftLogNoOpLogHandler() })
 
+        /// The defaults above.
         public init() {}
     }
 

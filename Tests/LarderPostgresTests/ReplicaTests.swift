@@ -379,6 +379,27 @@ struct ReplicaTests {
         await a.close()
     }
 
+    @Test func badTablePrefixesAndKeysWithNulAreRefusedAndWriteNothing() async throws {
+        let primary = try Primary()
+        defer { primary.removeFiles() }
+        for prefix in ["", "1abc", "a-b", "a;drop", String(repeating: "a", count: 41)] {
+            var configuration = primary.configuration
+            configuration.tablePrefix = prefix
+            let error = await #expect(throws: LarderError.self) {
+                try await Replica.open(at: primary.directory.appendingPathComponent("bad").path, primary: configuration)
+            }
+            #expect(error?.code == .invalidConfiguration, "prefix \(prefix)")
+        }
+        let a = try await primary.open("a")
+        let error = await #expect(throws: LarderError.self) {
+            try await a.write { try $0.setObject(1, forKey: "with\u{0}nul", inCollection: "c") }
+        }
+        #expect(error?.code == .invalidConfiguration)
+        #expect(try a.position == 0)
+        #expect(try await a.database.read { try $0.numberOfKeysInAllCollections() } == 0)
+        await a.close()
+    }
+
     @Test func clearsRemovalsMetadataAndTouchesReplicate() async throws {
         let primary = try Primary()
         defer { primary.removeFiles() }

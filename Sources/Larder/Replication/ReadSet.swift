@@ -17,9 +17,6 @@ package struct ReadSet: Sendable, Equatable {
 
     package init() {}
 
-    /// Whether nothing was read.
-    package var isEmpty: Bool { !everything && collections.isEmpty && keys.isEmpty }
-
     /// The keys read one by one as (collection, key) pairs, collections read whole left out.
     package var pointReads: [(collection: String, key: String)] {
         var reads: [(collection: String, key: String)] = []

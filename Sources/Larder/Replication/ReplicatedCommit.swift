@@ -49,9 +49,6 @@ package struct ReplicatedCommit: Sendable, Equatable, Codable {
     /// Whether the commit changes nothing.
     package var isEmpty: Bool { !removedEverything && cleared.isEmpty && rows.isEmpty && info.isEmpty }
 
-    /// The collections the commit wrote: cleared ones and those of its rows.
-    package var writtenCollections: Set<String> { Set(cleared).union(rows.map(\.collection)) }
-
     /// The MessagePack form shipped to the primary and stored in its log.
     package func encoded() throws -> [UInt8] {
         do {
