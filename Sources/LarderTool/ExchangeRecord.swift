@@ -7,6 +7,9 @@ import Larder
 /// {"collection":"products","key":"p1","format":"messagePack","object":{"id":"p1","price":24.0},"metadataFormat":"messagePack","metadata":{"$bytes":"gqVjb3VudAE="}}
 /// ```
 ///
+/// `version` and `metadataVersion` follow when a value records a version of its collection's
+/// values (see `ValueMigrations`), so that an import stores it at the same version.
+///
 /// A value is written as JSON when that JSON, read back, gives exactly the stored bytes: a
 /// MessagePack value whose JSON form (timestamps as `{"$timestamp": …}`) converts back to the
 /// same bytes, a JSON value whose text fits on one line. Every other value is written as `{"$bytes": "<base64 of the stored bytes
@@ -37,11 +40,13 @@ struct ExchangeRecord {
         JSONWriter().write(ValueDisplay.formatJSON(object.format), into: &bytes)
         bytes.append(contentsOf: #","object":"#.utf8)
         bytes.append(contentsOf: Self.text(of: object))
+        if object.version != 0 { bytes.append(contentsOf: #","version":\#(object.version)"#.utf8) }
         if let metadata {
             bytes.append(contentsOf: #","metadataFormat":"#.utf8)
             JSONWriter().write(ValueDisplay.formatJSON(metadata.format), into: &bytes)
             bytes.append(contentsOf: #","metadata":"#.utf8)
             bytes.append(contentsOf: Self.text(of: metadata))
+            if metadata.version != 0 { bytes.append(contentsOf: #","metadataVersion":\#(metadata.version)"#.utf8) }
         }
         bytes.append(UInt8(ascii: "}"))
         return bytes
@@ -81,7 +86,7 @@ struct ExchangeRecord {
 
     // MARK: Reading
 
-    private static let members: Set<String> = ["collection", "key", "format", "object", "metadataFormat", "metadata"]
+    private static let members: Set<String> = ["collection", "key", "format", "object", "version", "metadataFormat", "metadata", "metadataVersion"]
 
     /// The record on `line`.
     /// - Throws: a message saying what is wrong with the line.
@@ -95,7 +100,7 @@ struct ExchangeRecord {
         }
         guard case .object(let members) = record else { throw RecordError("the line is not a JSON object") }
         for member in members where !Self.members.contains(member.key) {
-            throw RecordError("unknown member \(CommandFailure.quoted(member.key)) (a record has collection, key, format, object, metadataFormat and metadata)")
+            throw RecordError("unknown member \(CommandFailure.quoted(member.key)) (a record has collection, key, format, object, version, metadataFormat, metadata and metadataVersion)")
         }
         guard case .string(let collection) = record["collection"] else { throw RecordError("the record has no \"collection\" string") }
         guard case .string(let key) = record["key"] else { throw RecordError("the record has no \"key\" string") }
@@ -103,8 +108,22 @@ struct ExchangeRecord {
         self.collection = collection
         self.key = key
         self.object = try Self.value(object, format: record["format"], text: parser.memberSpans["object"].map { Array(line[$0]) }, name: "object")
+        self.object.version = try Self.version(record["version"], name: "version")
         self.metadata = try record["metadata"].map { metadata throws(RecordError) in
-            try Self.value(metadata, format: record["metadataFormat"], text: parser.memberSpans["metadata"].map { Array(line[$0]) }, name: "metadata")
+            var value = try Self.value(metadata, format: record["metadataFormat"], text: parser.memberSpans["metadata"].map { Array(line[$0]) }, name: "metadata")
+            value.version = try Self.version(record["metadataVersion"], name: "metadataVersion")
+            return value
+        }
+        if record["metadata"] == nil, record["metadataVersion"] != nil { throw RecordError("the record has a \"metadataVersion\" but no \"metadata\"") }
+    }
+
+    /// The version a record's `version` or `metadataVersion` member gives: 0 when absent.
+    private static func version(_ member: JSONValue?, name: String) throws(RecordError) -> Int {
+        guard let member else { return 0 }
+        switch member {
+        case .integer(let number) where number >= 0 && number <= Int64(UInt32.max): return Int(number)
+        case .unsigned(let number) where number <= UInt64(UInt32.max): return Int(number)
+        default: throw RecordError("\"\(name)\" is not a whole number from 0 to \(UInt32.max)")
         }
     }
 

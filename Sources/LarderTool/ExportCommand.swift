@@ -67,8 +67,12 @@ struct ExportCommand: ParsableCommand {
 
     /// Writes the records of `rows`, reading each one's metadata.
     private func write(_ rows: [(String, StoredValue)], of collection: String, from txn: ReadTransaction, to out: Output) throws {
-        for (key, object) in rows {
-            let metadata = try txn.storedMetadata(forKey: key, inCollection: collection).map { StoredValue(format: $0.format, payload: $0.bytes) }
+        for (key, read) in rows {
+            var object = read
+            object.version = try txn.storedVersion(forKey: key, inCollection: collection) ?? 0
+            let metadata = try txn.storedValue(metadata: true, forKey: key, inCollection: collection).map {
+                StoredValue(format: $0.format, payload: $0.bytes, version: $0.version)
+            }
             out.write(ExchangeRecord(collection: collection, key: key, object: object, metadata: metadata).line() + [0x0A])
         }
         try out.checkWrites()

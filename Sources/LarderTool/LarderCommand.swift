@@ -16,7 +16,7 @@ struct LarderCommand: ParsableCommand {
         subcommands: [
             InfoCommand.self, CollectionsCommand.self, KeysCommand.self, GetCommand.self, PutCommand.self,
             DeleteCommand.self, ExportCommand.self, ImportCommand.self, BackupCommand.self, CheckCommand.self,
-            ReadersCommand.self, LogCommand.self, HistoryCommand.self, StatCommand.self, CompactCommand.self, ShellCommand.self, DemoCommand.self, VersionCommand.self,
+            ReadersCommand.self, LogCommand.self, HistoryCommand.self, StatCommand.self, CompactCommand.self, MigrateCommand.self, ShellCommand.self, DemoCommand.self, VersionCommand.self,
         ]
     )
 

@@ -5,6 +5,9 @@ import Larder
 struct StoredValue: Equatable {
     var format: ArchiveFormat
     var payload: [UInt8]
+    /// The version of its collection's values it was written at (0: none recorded; see
+    /// `ValueMigrations`), kept by export and import.
+    var version: Int = 0
 }
 
 /// Reads and writes ``StoredValue``s through the library's ordinary write path (changesets,
@@ -28,10 +31,13 @@ struct StoredValueArchiver: Archiver {
 }
 
 extension ReadWriteTransaction {
-    /// Stores `object` and `metadata` (`nil`: none) at (`collection`, `key`) byte for byte.
+    /// Stores `object` and `metadata` (`nil`: none) at (`collection`, `key`) byte for byte, with
+    /// the versions they record.
     func setStored(_ object: StoredValue, metadata: StoredValue?, forKey key: String, inCollection collection: String) throws {
-        try setObject(
-            object, forKey: key, inCollection: collection, archiver: StoredValueArchiver(format: object.format),
-            metadata: metadata, metadataArchiver: StoredValueArchiver(format: metadata?.format ?? .messagePack))
+        try withStoredVersions(object: object.version, metadata: metadata?.version ?? 0) {
+            try setObject(
+                object, forKey: key, inCollection: collection, archiver: StoredValueArchiver(format: object.format),
+                metadata: metadata, metadataArchiver: StoredValueArchiver(format: metadata?.format ?? .messagePack))
+        }
     }
 }

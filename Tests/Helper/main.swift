@@ -224,6 +224,9 @@ case "sync-failure" where arguments.count == 4:
 case "commit-rate" where arguments.count == 5:
     guard let rounds = Int(arguments[3]), rounds > 0, let commits = Int(arguments[4]), commits > 0 else { fail("commit-rate: bad numbers", status: 2) }
     commitRate(directory: arguments[2], rounds: rounds, commits: commits)
+case "migrate-slowly" where arguments.count == 4:
+    guard let size = Int(arguments[3]), size > 0 else { fail("migrate-slowly: bad chunk size", status: 2) }
+    migrateSlowly(path: arguments[2], chunkSize: size)
 case "read" where arguments.count == 5:
     do {
         let stored = try Database(path: arguments[2]).read { try $0.storedObject(forKey: arguments[4], inCollection: arguments[3]) }

@@ -177,7 +177,7 @@ struct ChangeLogFormatTests {
         let decoded = try JSONSerialization.jsonObject(with: Data(run.output.utf8)) as? [[String: Any]]
         let entries = try #require(decoded)
         try #require(entries.count == 4, "\(run.output)")
-        #expect(entries[0]["format"] as? Int == 4)
+        #expect(entries[0]["format"] as? Int == Int(LarderVersion.storeFormat))
         // Commit 1 registered the view: its payload is the string "rebuilt".
         #expect(entries[1]["commit"] as? Int == 1)
         #expect((entries[1]["extensions"] as? [String: [String]])?["byCategory"] == ["rebuilt"])

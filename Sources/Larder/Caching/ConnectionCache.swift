@@ -77,6 +77,8 @@ final class ConnectionCache: Sendable {
         var statistics = CacheStatistics()
         var identityMapOn: Bool
         var identities = IdentityMap()
+        /// The ``MigrationRegistry/generation`` the cached values were decoded under.
+        var migrationsGeneration = 0
     }
 
     private let state: Mutex<State>
@@ -192,11 +194,16 @@ final class ConnectionCache: Sendable {
     ///   - changesets: the changesets after the first commit through the second, or `nil` when
     ///     they are not all known.
     func prepare(
-        snapshotID: Int, readCommit: () throws -> UInt64,
+        snapshotID: Int, migrationsGeneration: Int, readCommit: () throws -> UInt64,
         changesets: (_ after: UInt64, _ through: UInt64) throws -> [Changeset]?
     ) throws -> (commit: UInt64, usable: Bool) {
         try locked { state in
-            try state.moveForward(snapshotID: snapshotID, readCommit: readCommit, changesets: changesets)
+            // Values decoded before a declaration of versions changed may be ones it migrates.
+            if state.migrationsGeneration != migrationsGeneration {
+                state.flush()
+                state.migrationsGeneration = migrationsGeneration
+            }
+            return try state.moveForward(snapshotID: snapshotID, readCommit: readCommit, changesets: changesets)
         }
     }
 

@@ -122,7 +122,7 @@ extension ReadTransaction {
             func add(_ event: HistoryEntry.Event, known: Bool, bytes: [UInt8]?) {
                 entries.append(HistoryEntry(
                     index: index, commit: record.commit, time: record.time, event: event,
-                    isValueKnown: known, framedBytes: bytes, archivers: database.archivers))
+                    isValueKnown: known, framedBytes: bytes, archivers: database.archivers, migrations: database.migrations, isMetadata: metadata))
             }
             if record.removedEverything || record.clearedCollection {
                 if exists != false {

@@ -49,8 +49,15 @@ public struct HistoryEntry: Sendable {
     public let framedBytes: [UInt8]?
     /// The archivers registered on the database the entry was read from.
     let archivers: ArchiverRegistry
+    /// The versions declared on that database, which bring an old recorded value up to date.
+    let migrations: MigrationRegistry
+    /// Whether this is the history of a metadata value (otherwise of an object).
+    let isMetadata: Bool
 
-    init(index: YapDB.Index, commit: UInt64, time: Date?, event: Event, isValueKnown: Bool, framedBytes: [UInt8]?, archivers: ArchiverRegistry) {
+    init(index: YapDB.Index, commit: UInt64, time: Date?, event: Event, isValueKnown: Bool, framedBytes: [UInt8]?,
+         archivers: ArchiverRegistry, migrations: MigrationRegistry, isMetadata: Bool) {
+        self.migrations = migrations
+        self.isMetadata = isMetadata
         self.index = index
         self.commit = commit
         self.time = time
@@ -72,18 +79,23 @@ public struct HistoryEntry: Sendable {
     }
 
     /// The recorded value decoded with `archiver`; `nil` when there is no recorded value (it was
-    /// removed, or not recorded: see ``isValueKnown``).
+    /// removed, or not recorded: see ``isValueKnown``). A value recorded at an older version of
+    /// its collection's values is migrated first (see ``ValueMigrations``).
     /// - Throws: ``LarderError/Code/decodingFailed`` (or the ``LarderError`` the archiver threw)
     ///   when the bytes do not decode as `A.Value`; ``LarderError/Code/corrupted`` when a
-    ///   checksummed value does not match its checksum.
+    ///   checksummed value does not match its checksum; ``LarderError/Code/newerValueVersion`` and
+    ///   ``LarderError/Code/migrationFailed`` as for reads.
     public func value<A: Archiver>(archiver: A) throws -> A.Value? {
         guard let framedBytes, !framedBytes.isEmpty else { return nil }
         var format = ArchiveFormat.raw
         do {
             return try framedBytes.withUnsafeBytes { bytes in
-                let (payload, stored) = try ValueFraming.unframe(bytes)
-                format = stored
-                return try archiver.unarchive(payload, format: stored)
+                let value = try ValueFraming.unframe(bytes)
+                format = value.format
+                return try migrations.withCurrentVersion(of: value, collection: index.collection, metadata: isMetadata) { payload, current in
+                    format = current
+                    return try archiver.unarchive(payload, format: current)
+                }
             }
         } catch let error as LarderError {
             throw error.adding(operation: "history", index: index)

@@ -110,7 +110,7 @@ final class ExtensionMaintenance: WriteParticipant {
             return known.value.flatMap { $0 as? T }  // stored as a T under T's identifier
         }
         let image = try previousImage(of: index, in: txn)
-        let decoded = try (metadata ? image.metadata : image.object).flatMap { try txn.extensionValue(T.self, stored: $0, at: index) }
+        let decoded = try (metadata ? image.metadata : image.object).flatMap { try txn.extensionValue(T.self, stored: $0, metadata: metadata, at: index) }
         previousValues.append((type, metadata, decoded.map { $0 as Any }))
         return decoded
     }

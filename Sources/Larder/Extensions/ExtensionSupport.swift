@@ -29,16 +29,18 @@ extension ReadTransaction {
         }
     }
 
-    /// The value whose stored bytes (framing included) are `stored`, at `index`, as a `T` for an
-    /// extension: `nil` when it is not a `T`, as ``extensionObject(_:at:written:)`` says.
+    /// The value whose stored bytes (framing included) are `stored`, the object (or `metadata`) at
+    /// `index`, as a `T` for an extension, at its collection's current version: `nil` when it is
+    /// not a `T`, as ``extensionObject(_:at:written:)`` says.
     /// - Throws: a damaged value (``LarderError/Code/corruptValue``: a checksum that does not
     ///   match, a framing that is not one).
-    func extensionValue<T: Codable>(_ type: T.Type, stored: [UInt8], at index: YapDB.Index) throws -> T? {
+    func extensionValue<T: Codable>(_ type: T.Type, stored: [UInt8], metadata: Bool, at index: YapDB.Index) throws -> T? {
         do {
             return try stored.withUnsafeBytes { stored in
-                let (payload, format) = try ValueFraming.unframe(stored)
-                return try unarchive(payload, format: format, with: metadataArchiver(T.self, in: index.collection), operation: "extension",
-                                     collection: index.collection, key: index.key)
+                try withCurrentVersion(of: try ValueFraming.unframe(stored), collection: index.collection, metadata: metadata) { payload, format in
+                    try unarchive(payload, format: format, with: metadataArchiver(T.self, in: index.collection), operation: "extension",
+                                  collection: index.collection, key: index.key)
+                }
             }
         } catch let error as LarderError where error.code == .decodingFailed || error.code == .unknownFormat {
             return nil

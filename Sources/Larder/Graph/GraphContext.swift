@@ -52,8 +52,9 @@ final class GraphContext: @unchecked Sendable {  // a task-local value, used onl
         } catch {
             throw LarderError(.encodingFailed, "the value of type \(T.self) could not be archived", operation: "saveAll", index: value.index, underlying: String(describing: error))
         }
-        let stored = try txn.storedObject(forKey: key, inCollection: collection)
-        if let stored, stored.format == archiver.format, stored.bytes == bytes { return }
+        let stored = try txn.storedValue(metadata: false, forKey: key, inCollection: collection)
+        if let stored, stored.format == archiver.format, stored.bytes == bytes,
+           stored.version == txn.database.migrations.currentVersion(for: collection, metadata: false) { return }
         if stored == nil {
             try txn.setObject(value, forKey: key, inCollection: collection)
         } else {
@@ -71,7 +72,7 @@ final class GraphContext: @unchecked Sendable {  // a task-local value, used onl
         self.depth = depth
         defer { self.depth = outer }
         return try GraphContext.$current.withValue(self) {
-            try transaction.withStoredValue(\.objects, collection: T.collection, key: key, operation: "load") { payload, format in
+            try transaction.withStoredValue(metadata: false, collection: T.collection, key: key, operation: "load") { payload, format in
                 try transaction.unarchive(payload, format: format, with: archiver, operation: "load", collection: T.collection, key: key)
             }
         }

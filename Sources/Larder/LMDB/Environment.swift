@@ -23,7 +23,7 @@ final class Environment: @unchecked Sendable {  // the handle is used under LMDB
     }
 
     /// The newest store format this version reads and writes: what a new store records.
-    static let formatVersion: UInt32 = derivedExtensionsFormatVersion
+    static let formatVersion: UInt32 = versionedValuesFormatVersion
     /// The format of a store of Larder 0.1 without checksummed values (it still opens and reads;
     /// its first commit raises it to ``binaryLogPayloadFormatVersion``).
     static let plainFormatVersion: UInt32 = 1
@@ -41,6 +41,11 @@ final class Environment: @unchecked Sendable {  // the handle is used under LMDB
     /// extension's map (see `Database.registerExtension`): a Larder that reads up to 3 would
     /// trust maps that no longer follow the writes, so it refuses the store instead.
     static let derivedExtensionsFormatVersion: UInt32 = 4
+    /// The format whose values may record the version of their collection's values (the
+    /// `0x3E` framing, see ``ValueMigrations``), recorded by a new store and by the first write
+    /// of a versioned value to an older one: a Larder that reads up to 4 would take the framing
+    /// for an unknown format, so it refuses the store instead.
+    static let versionedValuesFormatVersion: UInt32 = 5
     static let formatVersionKey = "format-version"
 
     let handle: OpaquePointer

@@ -137,10 +137,11 @@ private struct StructureChecker {
     private mutating func checkValue(_ value: UnsafeRawBufferPointer, what: String, at index: YapDB.Index?) {
         guard var tag = value.first else { return note(.emptyValue, "the \(what) is empty (it has no format byte)", index) }
         var payload = UnsafeRawBufferPointer(rebasing: value[1...])
-        if tag == ValueFraming.checksummedTag {
+        if tag == ValueFraming.checksummedTag || tag == ValueFraming.versionTag {
             do {
-                (payload, _) = try ValueFraming.unframe(value)
-                tag = value[ValueFraming.checksumHeaderSize]
+                let unframed = try ValueFraming.unframe(value)
+                payload = unframed.payload
+                tag = unframed.format.rawValue
             } catch {
                 return note(error.code == .corrupted ? .checksumMismatch : .malformedValue, "the \(what): \(error.message)", index)
             }

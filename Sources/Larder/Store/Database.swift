@@ -37,6 +37,8 @@ public final class Database: DatabaseAccess {
     /// What this database shares with every other `Database` of the store in this process.
     let shared: StoreShared
     let archivers = ArchiverRegistry()
+    /// The versions declared for collections' values (see ``ValueMigrations``).
+    let migrations = MigrationRegistry()
     let writer = WriterThread()
     /// The caches of the database's own `read` and `write`.
     let core: ConnectionCore
@@ -171,7 +173,7 @@ public final class Database: DatabaseAccess {
         let hub = shared.changeHub
         let flushesBefore = configuration.onEvent == nil ? 0 : core.cache.currentStatistics.flushes
         let (commit, usable) = try core.cache.prepare(
-            snapshotID: snapshotID, readCommit: { try ChangeLog.lastCommit(lmdb) },
+            snapshotID: snapshotID, migrationsGeneration: migrations.generation, readCommit: { try ChangeLog.lastCommit(lmdb) },
             changesets: { try hub.changesets(after: $0, through: $1, in: lmdb) })
         if let onEvent = configuration.onEvent, core.cache.currentStatistics.flushes > flushesBefore {
             onEvent(.cachesReset(commit: commit))

@@ -117,6 +117,14 @@ public struct LarderError: Error, Sendable, CustomStringConvertible {
         /// The store cannot be this primary's replica: it holds data of its own, or it replicates
         /// another primary.
         public static let replicaMismatch = Code(rawValue: "replicaMismatch")
+        /// A stored value was written at a version of its type newer than the one this program
+        /// declares for its collection (see ``ValueMigrations``): reading it would drop what the
+        /// newer version added. Nothing is read or written; upgrade the program.
+        public static let newerValueVersion = Code(rawValue: "newerValueVersion")
+        /// A stored value could not be brought to its collection's current version: no declared
+        /// step starts at its version, or a step threw (its error is the underlying one).
+        /// Nothing is written.
+        public static let migrationFailed = Code(rawValue: "migrationFailed")
         /// Any other LMDB failure; ``LarderError/lmdbCode`` holds LMDB's return code.
         public static let lmdb = Code(rawValue: "lmdb")
     }

@@ -74,11 +74,16 @@ extension ReadTransaction {
     private static func greater(_ a: [UInt8], _ b: [UInt8]) -> [UInt8] { a.lexicographicallyPrecedes(b) ? b : a }
     private static func lesser(_ a: [UInt8], _ b: [UInt8]) -> [UInt8] { a.lexicographicallyPrecedes(b) ? a : b }
 
-    /// Frames and filters for the typed enumerations: `nil` when the filter skips the key.
-    private final func framed(_ value: UnsafeRawBufferPointer, operation: String, collection: String, key: String) throws -> (UnsafeRawBufferPointer, ArchiveFormat) {
+    /// Calls `body` with the payload and format of `value`, a stored object (or `metadata`) of
+    /// `collection` at `key`, framing removed and at the collection's current version (see
+    /// ``withCurrentVersion(of:collection:metadata:_:)``); returns what `body` returns.
+    private final func withFramed<R>(
+        _ value: UnsafeRawBufferPointer, metadata: Bool = false, operation: String, collection: String, key: String,
+        _ body: (UnsafeRawBufferPointer, ArchiveFormat) throws -> R
+    ) throws -> R {
         do {
-            return try ValueFraming.unframe(value)
-        } catch {
+            return try withCurrentVersion(of: try ValueFraming.unframe(value), collection: collection, metadata: metadata, body)
+        } catch let error as LarderError {
             throw error.adding(operation: operation, index: YapDB.Index(collection: collection, key: key))
         }
     }
@@ -154,8 +159,7 @@ extension ReadTransaction {
         try walk(lmdb.databases.objects, collection: collection, range: range, operation: "enumerateObjects") { keyBytes, value in
             let key = String(decoding: keyBytes, as: UTF8.self)
             if let filter, !filter(key) { return true }
-            let (payload, format) = try framed(value, operation: "enumerateObjects", collection: collection, key: key)
-            return try body(key, payload, format)
+            return try withFramed(value, operation: "enumerateObjects", collection: collection, key: key) { try body(key, $0, $1) }
         }
     }
 
@@ -267,8 +271,9 @@ extension ReadTransaction {
         try walk(lmdb.databases.metadata, collection: collection, range: range, operation: "enumerateMetadata") { keyBytes, value in
             let key = String(decoding: keyBytes, as: UTF8.self)
             if let filter, !filter(key) { return true }
-            let (payload, format) = try framed(value, operation: "enumerateMetadata", collection: collection, key: key)
-            let metadata = try unarchive(payload, format: format, with: archiver, operation: "enumerateMetadata", collection: collection, key: key)
+            let metadata = try withFramed(value, metadata: true, operation: "enumerateMetadata", collection: collection, key: key) { payload, format in
+                try unarchive(payload, format: format, with: archiver, operation: "enumerateMetadata", collection: collection, key: key)
+            }
             var stop = false
             try body(key, metadata, &stop)
             return !stop
@@ -339,13 +344,15 @@ extension ReadTransaction {
         try walk(lmdb.databases.objects, collection: collection, range: range, operation: "enumerateRows") { keyBytes, value in
             let key = String(decoding: keyBytes, as: UTF8.self)
             if let filter, !filter(key) { return true }
-            let (payload, format) = try framed(value, operation: "enumerateRows", collection: collection, key: key)
-            let object = try unarchive(payload, format: format, with: objectArchiver, operation: "enumerateRows", collection: collection, key: key)
+            let object = try withFramed(value, operation: "enumerateRows", collection: collection, key: key) { payload, format in
+                try unarchive(payload, format: format, with: objectArchiver, operation: "enumerateRows", collection: collection, key: key)
+            }
             let storageKey = prefix + keyBytes
             var metadata: B.Value?
             if let stored = try storageKey.withUnsafeBytes({ try lmdb.get(metadataDatabase, key: $0) }) {
-                let (payload, format) = try framed(stored, operation: "enumerateRows", collection: collection, key: key)
-                metadata = try unarchive(payload, format: format, with: metadataArchiver, operation: "enumerateRows", collection: collection, key: key)
+                metadata = try withFramed(stored, metadata: true, operation: "enumerateRows", collection: collection, key: key) { payload, format in
+                    try unarchive(payload, format: format, with: metadataArchiver, operation: "enumerateRows", collection: collection, key: key)
+                }
             }
             var stop = false
             try body(key, object, metadata, &stop)

@@ -31,7 +31,7 @@ extension ReadTransaction {
         if core.cache.keepsNothing(half) {
             // Nothing to look up and nothing to remember: read and decode, as a miss would.
             core.cache.countSkippedMiss(half)
-            return try withStoredValue(half == .object ? \.objects : \.metadata, collection: collection, key: key, operation: operation) { payload, format in
+            return try withStoredValue(metadata: half == .metadata, collection: collection, key: key, operation: operation) { payload, format in
                 try unarchive(payload, format: format, with: archiver, operation: operation, collection: collection, key: key)
             }
         }
@@ -43,7 +43,7 @@ extension ReadTransaction {
         let cacheKey = ConnectionCache.Key(index)
         let decoder = ArchiverIdentity(archiver)
         if let cached = core.cache.value(half, at: cacheKey, commit: commit, identityCommit: identityCommit, archiver: decoder, as: A.Value.self) { return cached }
-        let stored = try withStoredValue(half == .object ? \.objects : \.metadata, collection: collection, key: key, operation: operation) { payload, format in
+        let stored = try withStoredValue(metadata: half == .metadata, collection: collection, key: key, operation: operation) { payload, format in
             try unarchive(payload, format: format, with: archiver, operation: operation, collection: collection, key: key)
         }
         guard let stored, let commit else { return stored }

@@ -54,24 +54,40 @@ public class ReadTransaction {
 
     // MARK: Raw access
 
-    /// Calls `body` with the stored bytes of a value, framing removed (the format byte, and the
-    /// checksum after verifying it), straight from the memory map, and returns its result; `nil`
-    /// when there is no such value.
+    /// Calls `body` with the stored bytes of the object (or `metadata`), framing removed (the
+    /// format byte, the version, and the checksum after verifying it), and returns its result;
+    /// `nil` when there is no such value. The bytes are those of the collection's current version
+    /// (see ``ValueMigrations``), migrated when the value is older, unless `asStored`: then they
+    /// are the bytes as stored, and `version` says which version they are.
     ///
     /// - Warning: The buffer is lent, not given: it is valid only inside `body` and must not be
     ///   stored or returned.
     final func withStoredValue<R>(
-        _ database: (Environment.Databases) -> DatabaseHandle, collection: String, key: String, operation: String,
+        metadata: Bool, collection: String, key: String, operation: String,
         _ body: (_ payload: UnsafeRawBufferPointer, _ format: ArchiveFormat) throws -> R
+    ) throws -> R? {
+        try withStoredValue(metadata: metadata, collection: collection, key: key, operation: operation, asStored: false) { payload, format, _ in
+            try body(payload, format)
+        }
+    }
+
+    /// ``withStoredValue(metadata:collection:key:operation:_:)``, with the version of the bytes
+    /// `body` gets, and a choice between the current version and the bytes as stored.
+    final func withStoredValue<R>(
+        metadata: Bool, collection: String, key: String, operation: String, asStored: Bool,
+        _ body: (_ payload: UnsafeRawBufferPointer, _ format: ArchiveFormat, _ version: UInt32) throws -> R
     ) throws -> R? {
         checkActive()
         let index = YapDB.Index(collection: collection, key: key)
         do {
             return try StorageKey.with(collection: collection, key: key, maxKeySize: maxKeySize, operation: operation) { storageKey in
                 readRecorder?.key(key, inCollection: collection)
-                guard let stored = try lmdb.get(database(lmdb.databases), key: storageKey) else { return nil }
-                let (payload, format) = try ValueFraming.unframe(stored)
-                return try body(payload, format)
+                guard let stored = try lmdb.get(metadata ? lmdb.databases.metadata : lmdb.databases.objects, key: storageKey) else { return nil }
+                let value = try ValueFraming.unframe(stored)
+                if asStored { return try body(value.payload, value.format, value.version) }
+                return try withCurrentVersion(of: value, collection: collection, metadata: metadata) { payload, format in
+                    try body(payload, format, database.migrations.currentVersion(for: collection, metadata: metadata))
+                }
             }
         } catch let error as LarderError {
             throw error.adding(operation: operation, index: index)
@@ -136,7 +152,7 @@ public class ReadTransaction {
     /// (`collection`, `key`); returns whether there were any.
     @usableFromInline
     final func lendStoredValue(metadata: Bool, collection: String, key: String, operation: String, _ body: (UnsafeRawBufferPointer, ArchiveFormat) throws -> Void) throws -> Bool {
-        try withStoredValue(metadata ? \.metadata : \.objects, collection: collection, key: key, operation: operation) { try body($0, $1) } != nil
+        try withStoredValue(metadata: metadata, collection: collection, key: key, operation: operation) { try body($0, $1) } != nil
     }
 
     /// Keeps `value`, read after a ``TypedRead/miss(_:)``, in the cache; returns what the read
@@ -204,20 +220,40 @@ public class ReadTransaction {
     /// The non-generic core of ``withStoredObject(forKey:inCollection:_:)``.
     @usableFromInline
     final func lendStoredObject(forKey key: String, inCollection collection: String, _ body: (ArchiveFormat, UnsafeRawBufferPointer) throws -> Void) throws {
-        _ = try withStoredValue(\.objects, collection: collection, key: key, operation: "withStoredObject") { try body($1, $0) }
+        _ = try withStoredValue(metadata: false, collection: collection, key: key, operation: "withStoredObject") { try body($1, $0) }
     }
 
     /// The stored bytes of the object at (`collection`, `key`) and their format, copied out of
     /// the map; `nil` when there is none. Useful for tools that show any value.
+    ///
+    /// The bytes are as stored, not migrated: ``storedVersion(forKey:inCollection:metadata:)``
+    /// says which version of the collection's values they are (see ``ValueMigrations``).
     /// - Throws: ``LarderError`` for an invalid collection or key, or a damaged stored value.
     public final func storedObject(forKey key: String, inCollection collection: String) throws -> (format: ArchiveFormat, bytes: [UInt8])? {
-        try withStoredValue(\.objects, collection: collection, key: key, operation: "storedObject") { ($1, [UInt8]($0)) }
+        try withStoredValue(metadata: false, collection: collection, key: key, operation: "storedObject", asStored: true) { payload, format, _ in (format, [UInt8](payload)) }
     }
 
-    /// The stored bytes of the metadata at (`collection`, `key`) and their format; `nil` when none.
+    /// The stored bytes of the metadata at (`collection`, `key`) and their format; `nil` when
+    /// none. As stored, like ``storedObject(forKey:inCollection:)``.
     /// - Throws: ``LarderError`` for an invalid collection or key, or a damaged stored value.
     public final func storedMetadata(forKey key: String, inCollection collection: String) throws -> (format: ArchiveFormat, bytes: [UInt8])? {
-        try withStoredValue(\.metadata, collection: collection, key: key, operation: "storedMetadata") { ($1, [UInt8]($0)) }
+        try withStoredValue(metadata: true, collection: collection, key: key, operation: "storedMetadata", asStored: true) { payload, format, _ in (format, [UInt8](payload)) }
+    }
+
+    /// The version of its collection's values (see ``ValueMigrations``) that the object (or the
+    /// metadata, with `metadata`) at (`collection`, `key`) was written with: 0 for a value
+    /// written without one; `nil` when there is no such value.
+    /// - Throws: ``LarderError`` for an invalid collection or key, or a damaged stored value.
+    public final func storedVersion(forKey key: String, inCollection collection: String, metadata: Bool = false) throws -> Int? {
+        try withStoredValue(metadata: metadata, collection: collection, key: key, operation: "storedVersion", asStored: true) { _, _, version in Int(version) }
+    }
+
+    /// The stored bytes of the object (or `metadata`) at (`collection`, `key`), their format and
+    /// version, as stored: what the `larder` tool exports.
+    package final func storedValue(metadata: Bool, forKey key: String, inCollection collection: String) throws -> (format: ArchiveFormat, bytes: [UInt8], version: Int)? {
+        try withStoredValue(metadata: metadata, collection: collection, key: key, operation: metadata ? "storedMetadata" : "storedObject", asStored: true) {
+            ($1, [UInt8]($0), Int($2))
+        }
     }
 
     // MARK: Existence and counts

@@ -146,13 +146,15 @@ public final class ReadWriteTransaction: ReadTransaction {
     // MARK: Storing
 
     /// Archives `value` with its framing (see ``ValueFraming``) into `buffer` (emptied first).
-    private func archive<A: Archiver>(_ value: A.Value, with archiver: A, into buffer: inout [UInt8], index: @autoclosure () -> YapDB.Index, operation: String) throws {
+    /// The value records `version`, its collection's current version (see ``ValueMigrations``).
+    private func archive<A: Archiver>(_ value: A.Value, with archiver: A, into buffer: inout [UInt8], version: UInt32, index: @autoclosure () -> YapDB.Index, operation: String) throws {
         let format = archiver.format
-        guard format.rawValue != ValueFraming.checksummedTag else {
-            throw LarderError(.encodingFailed, "format byte 0x3F is reserved for the checksum framing; an archiver cannot use it", operation: operation, index: index())
+        guard format.rawValue != ValueFraming.checksummedTag, format.rawValue != ValueFraming.versionTag else {
+            throw LarderError(.encodingFailed, "format bytes 0x3E and 0x3F are reserved for the version and checksum framings; an archiver cannot use them", operation: operation, index: index())
         }
+        if version != 0 { try recordVersionedFormat() }
         let checksummed = database.shared.configuration.checksumsValues
-        ValueFraming.begin(&buffer, format: format, checksummed: checksummed)
+        ValueFraming.begin(&buffer, format: format, checksummed: checksummed, version: version)
         do {
             try archiver.archive(value, into: &buffer)
         } catch let error as LarderError {
@@ -184,6 +186,39 @@ public final class ReadWriteTransaction: ReadTransaction {
         checksummedFormatRecorded = true
     }
 
+    /// Whether this transaction has seen the store's format version at 5 or more (or raised it).
+    private var versionedFormatRecorded = false
+
+    /// Raises the store's recorded format version to 5 (the first with versioned values), once
+    /// per transaction, so that an older Larder refuses the store instead of misreading them.
+    private func recordVersionedFormat() throws {
+        guard !versionedFormatRecorded else { return }
+        try Environment.raiseFormatVersion(to: Environment.versionedValuesFormatVersion, in: lmdb)
+        versionedFormatRecorded = true
+    }
+
+    /// The versions the writes inside ``withStoredVersions(object:metadata:_:)`` record.
+    private var versionOverride: (object: UInt32, metadata: UInt32)?
+
+    /// The version a value written to `collection`'s objects (or metadata) records.
+    @inline(__always)
+    private func currentVersion(of collection: String, metadata: Bool) -> UInt32 {
+        if let versionOverride { return metadata ? versionOverride.metadata : versionOverride.object }
+        return database.migrations.currentVersion(for: collection, metadata: metadata)
+    }
+
+    /// Runs `body`, whose writes record versions `object` and `metadata` whatever the
+    /// collections declare: for tools that copy stored values as they are (the `larder` tool's
+    /// import).
+    package func withStoredVersions<R>(object: Int, metadata: Int, _ body: () throws -> R) throws -> R {
+        guard let object = UInt32(exactly: object), let metadata = UInt32(exactly: metadata) else {
+            throw LarderError(.invalidConfiguration, "a value version is between 0 and \(UInt32.max)")
+        }
+        versionOverride = (object, metadata)
+        defer { versionOverride = nil }
+        return try body()
+    }
+
     /// Cursors on the objects and the metadata database, opened by the first store into each and
     /// freed by LMDB when the transaction ends: a store through one searches the tree once, where
     /// a store that must say whether it replaced something would otherwise search it twice.
@@ -213,8 +248,8 @@ public final class ReadWriteTransaction: ReadTransaction {
             return
         }
         try setting(forKey: key, inCollection: collection) { index, storageKey in
-            try archive(object, with: archiver, into: &valueBuffer, index: index, operation: "setObject")
-            try archive(metadata, with: metadataArchiver, into: &metadataBuffer, index: index, operation: "setObject")
+            try archive(object, with: archiver, into: &valueBuffer, version: currentVersion(of: collection, metadata: false), index: index, operation: "setObject")
+            try archive(metadata, with: metadataArchiver, into: &metadataBuffer, version: currentVersion(of: collection, metadata: true), index: index, operation: "setObject")
             let existed = try storeArchived(index, at: storageKey, withMetadata: true)
             try didChange(.row(ChangedRow(index: index, object: .written, metadata: .written, writtenObject: CachedValue(object), objectArchiver: archiver,
                                           metadataValue: CachedValue(metadata), metadataArchiver: metadataArchiver, createdObject: !existed,
@@ -230,7 +265,7 @@ public final class ReadWriteTransaction: ReadTransaction {
     /// of the work around a raw insert's `mdb_put`; callgrind).
     private func set<A: Archiver>(_ object: A.Value, with archiver: A, forKey key: String, inCollection collection: String) throws {
         try setting(forKey: key, inCollection: collection) { index, storageKey in
-            try archive(object, with: archiver, into: &valueBuffer, index: index, operation: "setObject")
+            try archive(object, with: archiver, into: &valueBuffer, version: currentVersion(of: collection, metadata: false), index: index, operation: "setObject")
             let existed = try storeArchived(index, at: storageKey, withMetadata: false)
             try didChange(.row(ChangedRow(index: index, object: .written, metadata: .removed, writtenObject: CachedValue(object), objectArchiver: archiver,
                                           createdObject: !existed, storedObject: valueBuffer)))
@@ -373,7 +408,8 @@ public final class ReadWriteTransaction: ReadTransaction {
                 readRecorder?.key(key, inCollection: collection)
                 guard try lmdb.get(lmdb.databases.objects, key: storageKey) != nil else { return false }
                 let database = half(lmdb.databases)
-                try archive(value, with: archiver, into: &valueBuffer, index: index, operation: operation)
+                let version = currentVersion(of: collection, metadata: database == lmdb.databases.metadata)
+                try archive(value, with: archiver, into: &valueBuffer, version: version, index: index, operation: operation)
                 try willChange(index, at: storageKey)
                 let existed = try put(valueBuffer, in: database, at: storageKey)
                 if database == lmdb.databases.objects {
@@ -532,6 +568,7 @@ public final class ReadWriteTransaction: ReadTransaction {
 
     /// The work of ``restore(_:object:metadata:)``, with ``isRestoring`` already set.
     private func restoreBytes(_ index: YapDB.Index, object: [UInt8]?, metadata: [UInt8]?) throws {
+        if ValueFraming.hasVersion(object) || ValueFraming.hasVersion(metadata) { try recordVersionedFormat() }
         try StorageKey.with(collection: index.collection, key: index.key, maxKeySize: maxKeySize, operation: "undo") { storageKey in
             try willChange(index, at: storageKey)
             let current = try storedImage(at: storageKey)

@@ -4,8 +4,8 @@ package enum DecoderEntryPoints {
     /// A stored value as the store frames it (a format byte, then the payload), decoded as `T` by
     /// the Codable archivers.
     package static func framedValue<T: Decodable>(_ bytes: UnsafeRawBufferPointer, as type: T.Type) throws -> T {
-        let (payload, format) = try ValueFraming.unframe(bytes)
-        return try CodableFormats.decode(T.self, from: payload, format: format, messagePack: MessagePackDecoder())
+        let value = try ValueFraming.unframe(bytes)
+        return try CodableFormats.decode(T.self, from: value.payload, format: value.format, messagePack: MessagePackDecoder())
     }
 
     /// A change log entry (the `log` database).

@@ -162,7 +162,10 @@ extension UndoStack {
             let current = try StorageKey.with(collection: entry.collection, key: entry.key, maxKeySize: txn.maxKeySize, operation: action) { key in
                 (try lmdb.get(lmdb.databases.objects, key: key).map { [UInt8]($0) }, try lmdb.get(lmdb.databases.metadata, key: key).map { [UInt8]($0) })
             }
-            guard current.0 == expectedObject, current.1 == expectedMetadata else {
+            // A value rewritten by a migration since (see `ValueMigrations`) is the same value.
+            let migrations = txn.database.migrations
+            guard migrations.same(current.0, expectedObject, collection: entry.collection, metadata: false),
+                  migrations.same(current.1, expectedMetadata, collection: entry.collection, metadata: true) else {
                 throw LarderError(
                     .undoConflict,
                     "cannot \(action) “\(step.name)”: a value it covers in collection \(entry.collection) changed since (by a write that was not undoable, or another process; the error's index names it); nothing was changed",

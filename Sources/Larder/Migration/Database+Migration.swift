@@ -1,0 +1,121 @@
+extension Database {
+    /// Declares the versions of a collection's values and how older ones become current (see
+    /// ``ValueMigrations``): from now on every write to the collection records the current
+    /// version, and every read of an older value migrates it in memory.
+    ///
+    /// Register before the first read or write of the collection, as archivers are; registering
+    /// again for the same collection and half replaces the declaration. Nothing is written: a
+    /// store is raised to format 5 by the first write of a versioned value.
+    public func register(_ migrations: ValueMigrations) {
+        self.migrations.register(migrations)
+    }
+
+    /// Declares the versions of `type`'s values, as ``Migratable`` says them.
+    public func registerMigrations<T: Migratable>(of type: T.Type) {
+        register(ValueMigrations(of: type))
+    }
+
+    /// Rewrites every value of `collection` (its objects, or with `metadata` its metadata) that is
+    /// older than the version registered for it, in transactions of `chunkSize` values each, and
+    /// returns the last progress.
+    ///
+    /// Each chunk commits on its own, like any write: changesets, extensions and the change log see
+    /// the rewritten values (their content is what reads already saw, so views and indexes do
+    /// not move). A migration that stops (an error, a killed process) leaves the chunks it
+    /// committed; calling it again goes on, since values already at the current version are
+    /// only looked at. Other writers may run between chunks.
+    ///
+    /// ```swift
+    /// try db.migrate(collection: "people") { print("\($0.scanned) of \($0.total)") }
+    /// ```
+    /// - Throws: ``LarderError/Code/invalidConfiguration`` when no versions are registered for
+    ///   the collection; ``LarderError/Code/newerValueVersion`` when a value is newer than the
+    ///   registered version, and ``LarderError/Code/migrationFailed`` when one cannot be
+    ///   migrated (the chunk it is in is not written; earlier chunks are); errors of writes.
+    /// - Complexity: O(n) reads of the collection's n values, and a write of each old one.
+    @discardableResult
+    public func migrate(
+        collection: String, metadata: Bool = false, chunkSize: Int = 1000, progress: ((MigrationProgress) -> Void)? = nil
+    ) throws -> MigrationProgress {
+        precondition(chunkSize > 0, "Larder misuse: a migration's chunkSize must be at least 1")
+        guard let declared = migrations.migrations(for: collection, metadata: metadata) else {
+            throw LarderError(.invalidConfiguration, "no versions are registered for \(metadata ? "the metadata of " : "")collection \"\(collection)\": register its ValueMigrations first", operation: "migrate")
+        }
+        let total = try read { try $0.numberOfKeys(inCollection: collection) }
+        var scanned = 0, migrated = 0
+        var after: String?
+        while true {
+            let chunk = try write { txn in try txn.migrateChunk(of: declared, after: after, limit: chunkSize) }
+            scanned += chunk.scanned
+            migrated += chunk.migrated
+            after = chunk.lastKey
+            let report = MigrationProgress(collection: collection, scanned: scanned, total: total, migrated: migrated)
+            progress?(report)
+            if chunk.lastKey == nil || chunk.scanned < chunkSize { return report }
+        }
+    }
+
+    /// How many values of `collection` (its objects, or with `metadata` its metadata) are stored
+    /// at each version; values written without one are at version 0.
+    /// - Throws: ``LarderError`` for an invalid collection name or a damaged value.
+    /// - Complexity: O(n) for the collection's n values (their framing is read, not decoded).
+    public func storedVersions(inCollection collection: String, metadata: Bool = false) throws -> [Int: Int] {
+        try read { txn in
+            var counts: [Int: Int] = [:]
+            try txn.walk(metadata ? txn.lmdb.databases.metadata : txn.lmdb.databases.objects, collection: collection, range: .all, operation: "storedVersions") { _, value in
+                counts[Int(try ValueFraming.unframe(value).version), default: 0] += 1
+                return true
+            }
+            return counts
+        }
+    }
+}
+
+extension ReadWriteTransaction {
+    /// What one chunk of a migration did.
+    struct MigrationChunk {
+        var scanned = 0
+        var migrated = 0
+        /// The last key looked at; `nil` when there was none.
+        var lastKey: String?
+    }
+
+    /// Rewrites the values of `migrations`'s collection older than its current version, among
+    /// the `limit` keys after `after` (from the first when `nil`).
+    func migrateChunk(of migrations: ValueMigrations, after: String?, limit: Int) throws -> MigrationChunk {
+        let collection = migrations.collection, metadata = migrations.metadata
+        var chunk = MigrationChunk()
+        var rewritten: [(key: String, bytes: [UInt8])] = []
+        let checksummed = database.shared.configuration.checksumsValues
+        let database = metadata ? lmdb.databases.metadata : lmdb.databases.objects
+        try walk(database, collection: collection, range: KeyRange(from: after), operation: "migrate") { keyBytes, stored in
+            let key = String(decoding: keyBytes, as: UTF8.self)
+            if key == after { return true }
+            chunk.scanned += 1
+            chunk.lastKey = key
+            let value = try ValueFraming.unframe(stored)
+            if Int(value.version) > migrations.currentVersion {
+                throw LarderError(.newerValueVersion, "the value was written at version \(value.version) of collection \"\(collection)\"; the registered version is \(migrations.currentVersion)", operation: "migrate", index: YapDB.Index(collection: collection, key: key))
+            }
+            if Int(value.version) < migrations.currentVersion {
+                do {
+                    let current = try migrations.migrate(value.payload, format: value.format, from: value.version)
+                    let bytes = current.bytes.withUnsafeBytes {
+                        ValueFraming.framed($0, format: current.format, version: UInt32(migrations.currentVersion), checksummed: checksummed)
+                    }
+                    rewritten.append((key, bytes))
+                } catch let error as LarderError {
+                    throw error.adding(operation: "migrate", index: YapDB.Index(collection: collection, key: key))
+                }
+            }
+            return chunk.scanned < limit
+        }
+        for (key, bytes) in rewritten {
+            let index = YapDB.Index(collection: collection, key: key)
+            let image = try StorageKey.with(collection: collection, key: key, maxKeySize: maxKeySize, operation: "migrate") { try storedImage(at: $0) }
+            try restore(index, object: metadata ? image.object : bytes, metadata: metadata ? bytes : image.metadata)
+        }
+        chunk.migrated = rewritten.count
+        return chunk
+    }
+}
