@@ -51,7 +51,7 @@ extension Database {
             after = chunk.lastKey
             let report = MigrationProgress(collection: collection, scanned: scanned, total: total, migrated: migrated)
             progress?(report)
-            if chunk.lastKey == nil || chunk.scanned < chunkSize { return report }
+            if !chunk.hasMore { return report }
         }
     }
 
@@ -78,6 +78,8 @@ extension ReadWriteTransaction {
         var migrated = 0
         /// The last key looked at; `nil` when there was none.
         var lastKey: String?
+        /// Whether keys follow the last one.
+        var hasMore = false
     }
 
     /// Rewrites the values of `migrations`'s collection older than its current version, among
@@ -91,6 +93,10 @@ extension ReadWriteTransaction {
         try walk(database, collection: collection, range: KeyRange(from: after), operation: "migrate") { keyBytes, stored in
             let key = String(decoding: keyBytes, as: UTF8.self)
             if key == after { return true }
+            if chunk.scanned == limit {
+                chunk.hasMore = true
+                return false
+            }
             chunk.scanned += 1
             chunk.lastKey = key
             let value = try ValueFraming.unframe(stored)
@@ -108,7 +114,7 @@ extension ReadWriteTransaction {
                     throw error.adding(operation: "migrate", index: YapDB.Index(collection: collection, key: key))
                 }
             }
-            return chunk.scanned < limit
+            return true
         }
         for (key, bytes) in rewritten {
             let index = YapDB.Index(collection: collection, key: key)

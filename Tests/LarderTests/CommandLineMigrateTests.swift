@@ -1,0 +1,70 @@
+import Foundation
+import Testing
+@testable import Larder
+
+/// `larder migrate`: the versions of a collection, a step of field changes, the checks before it
+/// writes, and export and import keeping versions.
+@Suite("Command-line tool: migrate")
+struct CommandLineMigrateTests {
+    /// A store with `people` at version 0 (three values) and version 1 (one value, written by a
+    /// program declaring version 1).
+    private func makeStore(_ path: String) throws {
+        let db = try Database(path: path)
+        try db.write { txn in
+            for number in 0..<3 { try txn.setObject(MemberV0(id: "p\(number)", name: "N\(number) Old", age: "\(number)"), forKey: "p\(number)", inCollection: "people") }
+        }
+        db.register(MemberMigrations.upTo(1))
+        try db.write { try $0.setObject(MemberV1(id: "v1", fullName: "Neu Vorname", email: "x", age: "9"), forKey: "v1", inCollection: "people") }
+    }
+
+    @Test func statusThenAStepOfFieldChangesThenStatusAgain() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("store")
+        try makeStore(path)
+        #expect(try CLI.succeed(["migrate", path, "people"]) == "version 0: 3 values\nversion 1: 1 value\n")
+        let status = try #require(try CLI.json(["migrate", path, "people", "--json"]) as? [String: Any])
+        #expect(status["versions"] as? [String: Int] == ["0": 3, "1": 1])
+
+        // The same step as MemberMigrations' first, given on the command line, plus a removal.
+        let output = try CLI.succeed(["migrate", path, "people", "--to", "1", "--rename", "name=fullName", "--add", "email=\"\"", "--add", "tags=[1,2]", "--chunk-size", "2"])
+        #expect(output == "migrated 3 of 4 values of \"people\" to version 1 in 2 transactions\n")
+        let db = try Database(path: path)
+        #expect(try db.storedVersions(inCollection: "people") == [1: 4])
+        db.register(MemberMigrations.upTo(1))
+        #expect(try db.read { try $0.object(forKey: "p1", inCollection: "people", as: MemberV1.self) } == MemberV1(id: "p1", fullName: "N1 Old", email: "", age: "1"))
+        #expect(try db.read { try $0.object(forKey: "v1", inCollection: "people", as: MemberV1.self) } == MemberV1(id: "v1", fullName: "Neu Vorname", email: "x", age: "9"))
+        let tags = try db.read { txn in try txn.storedObject(forKey: "p1", inCollection: "people").map { try MessagePackValue(reading: $0.bytes)["tags"] } }
+        #expect(tags == .array([.unsigned(1), .unsigned(2)]))
+        // Run again: nothing left at version 0.
+        #expect(try CLI.succeed(["migrate", path, "people", "--to", "1", "--rename", "name=fullName"]) == "migrated 0 of 4 values of \"people\" to version 1 in 1 transaction\n")
+    }
+
+    @Test func valuesOutsideTheStepAndBadOptionsAreRefusedBeforeAnythingIsWritten() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("store")
+        try makeStore(path)
+        let before = try CLI.storedBytes(try Database(path: path))
+        #expect(try CLI.fail(["migrate", path, "people", "--to", "2", "--remove", "age"], status: 3).contains("3 values are at version 0"))
+        #expect(try CLI.fail(["migrate", path, "people", "--to", "0"], status: 1).contains("--to"))
+        #expect(try CLI.fail(["migrate", path, "people", "--rename", "a=b"], status: 1).contains("need --to"))
+        #expect(try CLI.fail(["migrate", path, "people", "--to", "1", "--rename", "nameonly"], status: 3).contains("old=new"))
+        #expect(try CLI.fail(["migrate", path, "people", "--to", "1", "--add", "x={not json"], status: 3).contains("not JSON"))
+        #expect(try CLI.storedBytes(try Database(path: path)) == before)
+    }
+
+    @Test func exportAndImportKeepEachValuesVersion() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("store")
+        try makeStore(path)
+        let exported = try CLI.succeed(["export", path])
+        #expect(exported.contains(#""version":1"#))
+        let copy = directory.file("copy")
+        _ = try CLI.succeed(["import", copy, "--create"], input: exported)
+        let db = try Database(path: copy)
+        #expect(try db.storedVersions(inCollection: "people") == [0: 3, 1: 1])
+        #expect(try CLI.storedBytes(db) == CLI.storedBytes(try Database(path: path)))
+        // A version that is not a 32-bit whole number is a bad record.
+        let bad = #"{"collection":"c","key":"k","format":"messagePack","object":1,"version":-1}"# + "\n"
+        #expect(try CLI.fail(["import", copy], status: 3, input: bad).contains("\"version\""))
+    }
+}
