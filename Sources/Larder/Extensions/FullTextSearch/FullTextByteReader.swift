@@ -73,6 +73,12 @@ struct FullTextByteReader {
         offset = position
     }
 
+    /// Moves to `offset` (not past the end).
+    mutating func skip(to offset: Int) throws(LarderError) {
+        guard offset <= bytes.count else { throw damaged("it is truncated") }
+        self.offset = offset
+    }
+
     /// The next `count` bytes.
     mutating func bytes(_ count: Int) throws(LarderError) -> UnsafeRawBufferPointer {
         guard count <= bytes.count - offset else { throw damaged("it is truncated") }

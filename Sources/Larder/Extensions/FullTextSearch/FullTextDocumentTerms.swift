@@ -5,8 +5,9 @@
 /// occurs, then per column its number, the number of positions and the positions (the first as
 /// it is, the others as the difference from the one before), every field a varint.
 struct FullTextDocumentTerms: Equatable {
-    /// The indexed terms, sorted byte-wise, each once.
-    private(set) var terms: [[UInt8]] = []
+    /// The indexed terms (see ``FullTextTerm/indexed(_:)``), each once, in `String` order (any
+    /// fixed order serves: it only lines up two documents' terms).
+    private(set) var terms: [String] = []
     /// Where each term's posting lies in ``postingBytes``.
     private(set) var postingRanges: [Range<Int>] = []
     /// The postings of every term, one after the other.
@@ -21,11 +22,11 @@ struct FullTextDocumentTerms: Equatable {
     func posting(at offset: Int) -> ArraySlice<UInt8> { postingBytes[postingRanges[offset]] }
 
     /// The terms of `texts`, one per column, as `tokenizer` reads them.
-    /// - Complexity: O(t log u) for t tokens of which u are distinct.
+    /// - Complexity: O(t + u log u) for t tokens of which u are distinct.
     init(texts: [String], tokenizer: FullTextTokenizer) {
         // Each distinct term string gets a slot; each token an occurrence of its slot.
         var slotOfTerm: [String: Int] = [:]
-        var slotBytes: [[UInt8]?] = []
+        var slotTerms: [String?] = []
         var occurrences: [(slot: Int, column: Int, position: Int)] = []
         for (column, text) in texts.enumerated() {
             var count = 0
@@ -35,22 +36,24 @@ struct FullTextDocumentTerms: Equatable {
                 if let known = slotOfTerm[token.term] {
                     slot = known
                 } else {
-                    slot = slotBytes.count
+                    slot = slotTerms.count
                     slotOfTerm[token.term] = slot
-                    slotBytes.append(FullTextTerm.bytes(of: token.term))
+                    slotTerms.append(FullTextTerm.indexed(token.term))
                 }
-                if slotBytes[slot] != nil { occurrences.append((slot, column, max(0, token.position))) }
+                if slotTerms[slot] != nil { occurrences.append((slot, column, max(0, token.position))) }
             }
             columnLengths.append(count)
         }
 
-        // Slots whose bytes are equal (terms cut to the same first 255 bytes) share a rank.
-        let sortedSlots = slotBytes.indices.filter { slotBytes[$0] != nil }.sorted {
-            slotBytes[$0]!.lexicographicallyPrecedes(slotBytes[$1]!)
-        }
-        var rankOfSlot = [Int](repeating: -1, count: slotBytes.count)
-        for slot in sortedSlots {
-            if terms.last != slotBytes[slot]! { terms.append(slotBytes[slot]!) }
+        // Slots whose indexed terms are equal (terms cut to the same first 255 bytes) share a rank.
+        var sortedSlots: [(term: String, slot: Int)] = []
+        sortedSlots.reserveCapacity(slotTerms.count)
+        for (slot, term) in slotTerms.enumerated() { if let term { sortedSlots.append((term, slot)) } }
+        sortedSlots.sort { $0.term < $1.term }
+        var rankOfSlot = [Int](repeating: -1, count: slotTerms.count)
+        terms.reserveCapacity(sortedSlots.count)
+        for (term, slot) in sortedSlots {
+            if terms.last != term { terms.append(term) }
             rankOfSlot[slot] = terms.count - 1
         }
 
@@ -67,33 +70,11 @@ struct FullTextDocumentTerms: Equatable {
         }
 
         let length = self.length
-        postingBytes.reserveCapacity(occurrences.count * 2 + terms.count * 4)
+        postingBytes.reserveCapacity(occurrences.count * 2 + terms.count * 5)
+        postingRanges.reserveCapacity(terms.count)
         for rank in 0..<terms.count {
             let start = postingBytes.count
-            let mine = ordered[starts[rank]..<starts[rank + 1]]
-            FullTextVarint.append(length, to: &postingBytes)
-            var columns = 0
-            var previousColumn = -1
-            for entry in mine where entry.column != previousColumn {
-                columns += 1
-                previousColumn = entry.column
-            }
-            FullTextVarint.append(columns, to: &postingBytes)
-            var index = mine.startIndex
-            while index < mine.endIndex {
-                let column = mine[index].column
-                var end = index
-                while end < mine.endIndex, mine[end].column == column { end += 1 }
-                FullTextVarint.append(column, to: &postingBytes)
-                FullTextVarint.append(end - index, to: &postingBytes)
-                var previous = 0
-                for (number, entry) in mine[index..<end].enumerated() {
-                    // Positions grow; a tokenizer that broke that would get a delta of 0, never a trap.
-                    FullTextVarint.append(number == 0 ? entry.position : max(0, entry.position - previous), to: &postingBytes)
-                    previous = entry.position
-                }
-                index = end
-            }
+            FullTextPendingPostings.encodePosting(ordered[starts[rank]..<starts[rank + 1]], length: length, into: &postingBytes)
             postingRanges.append(start..<postingBytes.count)
         }
     }

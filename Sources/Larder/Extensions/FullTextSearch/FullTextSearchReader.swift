@@ -38,9 +38,13 @@ public struct FullTextSearchReader<Object: Codable & Sendable, Metadata: Codable
         FullTextSearcher(storage: runtime.storage, lmdb: transaction.lmdb, weights: runtime.definition.columnWeights)
     }
 
+    /// `query` resolved for this search; in a write transaction, what it wrote to the search is
+    /// settled first, so that the query sees it.
     func plan(_ query: FullTextQuery) throws -> FullTextPlan {
         transaction.checkActive()
-        return try FullTextPlan(query, tokenizer: runtime.definition.tokenizer, columnNames: runtime.definition.columnNames)
+        let plan = try FullTextPlan(query, tokenizer: runtime.definition.tokenizer, columnNames: runtime.definition.columnNames)
+        try runtime.storage.settle(transaction)
+        return plan
     }
 
     /// The documents `plan` matches, with the postings read, and their scores.
@@ -149,6 +153,7 @@ public struct FullTextSearchReader<Object: Codable & Sendable, Metadata: Codable
     /// - Complexity: O(1): one read of the statistics record.
     public func numberOfDocuments() throws -> Int {
         transaction.checkActive()
+        try runtime.storage.settle(transaction)
         return try FullTextStatistics.read(from: runtime.storage.documents, columns: runtime.storage.columnCount, in: transaction.lmdb).documentCount
     }
 }

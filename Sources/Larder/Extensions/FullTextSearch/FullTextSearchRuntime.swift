@@ -14,7 +14,7 @@ final class FullTextSearchRuntime<Object: Codable & Sendable, Metadata: Codable 
         self.name = name
         self.definition = definition
         self.parts = parts
-        self.storage = FullTextStorage(name: name, parts: parts, columnCount: definition.columnNames.count)
+        self.storage = FullTextStorage(name: name, parts: parts, columnCount: definition.columnNames.count, tokenizer: definition.tokenizer)
     }
 
     var kind: String { ExtensionKind.fullTextSearch }
@@ -56,10 +56,6 @@ final class FullTextSearchRuntime<Object: Codable & Sendable, Metadata: Codable 
         return try texts(of: index, object: object, metadata: metadata)
     }
 
-    private func terms(_ texts: [String]?) -> FullTextDocumentTerms? {
-        texts.map { FullTextDocumentTerms(texts: $0, tokenizer: definition.tokenizer) }
-    }
-
     func apply(_ change: WriteChange, in txn: ReadWriteTransaction) throws {
         switch change {
         case .row(let row):
@@ -67,14 +63,18 @@ final class FullTextSearchRuntime<Object: Codable & Sendable, Metadata: Codable 
             // A created object had no object before it, so no document.
             let old = row.createdObject ? nil : try previousTexts(of: row.index, in: txn)
             guard old != new else { return }
-            try storage.update(row.index, from: terms(old), to: terms(new), in: txn)
+            try storage.withPending(in: txn) { try storage.update(row.index, from: old, to: new, pending: &$0, in: txn) }
         case .removed(let index):
             guard let old = try previousTexts(of: index, in: txn) else { return }
-            try storage.update(index, from: terms(old), to: nil, in: txn)
+            try storage.withPending(in: txn) { try storage.update(index, from: old, to: nil, pending: &$0, in: txn) }
         case .cleared(let collection):
-            if collections == [collection] { return try parts.empty(in: txn.lmdb) }
-            try storage.removeDocuments(inCollection: collection, in: txn.lmdb)
+            guard collections != [collection] else {
+                storage.discardPending(in: txn)
+                return try parts.empty(in: txn.lmdb)
+            }
+            try storage.removeDocuments(inCollection: collection, in: txn)
         case .removedEverything:
+            storage.discardPending(in: txn)
             try parts.empty(in: txn.lmdb)
         }
     }
@@ -83,23 +83,34 @@ final class FullTextSearchRuntime<Object: Codable & Sendable, Metadata: Codable 
         let total = try txn.objectCount(in: collections)
         var done = 0
         progress(0, total)
+        // The parts are empty: nothing waiting from before counts (a verification's scratch
+        // parts are other databases, so nothing waits for them).
+        storage.discardPending(in: txn)
+        var pending = FullTextPendingPostings()
         try txn.forEachObjectIndex(in: collections) { index in
             let object = try txn.extensionObject(Object.self, at: index, written: nil)
             let metadata = readsMetadata && object != nil ? try txn.extensionMetadata(Metadata.self, at: index, written: nil) : nil
             if let texts = try texts(of: index, object: object, metadata: metadata) {
-                try storage.update(index, from: nil, to: FullTextDocumentTerms(texts: texts, tokenizer: definition.tokenizer), in: txn)
+                try storage.update(index, from: nil, to: texts, pending: &pending, in: txn)
             }
             done += 1
             if done % 1024 == 0 { progress(done, total) }
         }
+        // A runtime being registered is not among the transaction's extensions yet: its commit
+        // would not write what waits.
+        try storage.flush(&pending, in: txn.lmdb)
         progress(done, total)
     }
 
-    /// Nothing: the changeset names the changed objects already, and a search reads the index
-    /// as committed.
-    func finish(in txn: ReadWriteTransaction) throws -> [UInt8]? { nil }
+    /// Writes the postings and statistics still waiting. Records nothing in the changeset: the
+    /// changeset names the changed objects already.
+    func finish(in txn: ReadWriteTransaction) throws -> [UInt8]? {
+        try storage.settle(txn)
+        return nil
+    }
 
     func logicalContents(in txn: ReadTransaction) throws -> [String: [[UInt8]]] {
-        try storage.logicalContents(in: txn.lmdb)
+        try storage.settle(txn)
+        return try storage.logicalContents(in: txn.lmdb)
     }
 }

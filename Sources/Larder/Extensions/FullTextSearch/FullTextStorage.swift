@@ -16,6 +16,7 @@ struct FullTextStorage: Sendable {
     let name: String
     let parts: ExtensionParts
     let columnCount: Int
+    let tokenizer: FullTextTokenizer
 
     var postings: DatabaseHandle { parts["postings"] }
     var documents: DatabaseHandle { parts["documents"] }
@@ -23,13 +24,70 @@ struct FullTextStorage: Sendable {
 
     // MARK: Writing
 
-    /// Brings the index up to date with the object at `index` changing from texts whose terms
-    /// are `old` (`nil`: it was not indexed) to texts whose terms are `new` (`nil`: it is not).
+    /// Runs `body` with the postings `txn` added to this search and has not written yet (see
+    /// ``FullTextPendingPostings``), kept for the rest of the transaction afterwards.
+    func withPending<R>(in txn: ReadWriteTransaction, _ body: (inout FullTextPendingPostings) throws -> R) rethrows -> R {
+        let work = txn.extensionWork
+        var pending = work.takePendingPostings(for: postings)
+        defer { work.storePendingPostings(pending, for: postings) }
+        return try body(&pending)
+    }
+
+    /// Forgets the waiting postings and statistics of `txn` (the parts were emptied).
+    func discardPending(in txn: ReadWriteTransaction) {
+        _ = txn.extensionWork.takePendingPostings(for: postings)
+    }
+
+    /// Writes what `transaction` has waiting, when it is a write transaction, so that reads see
+    /// its writes.
+    /// - Throws: as ``flush(_:in:)``.
+    func settle(_ transaction: ReadTransaction) throws {
+        guard let txn = transaction as? ReadWriteTransaction else { return }
+        try withPending(in: txn) { try flush(&$0, in: txn.lmdb) }
+    }
+
+    /// Writes every waiting posting, each term's at once, in term order, and the statistics.
+    /// - Throws: ``LarderError/Code/extensionInconsistent`` when a waiting posting is there
+    ///   already; ``LarderError/Code/corruptValue`` for damaged blocks; LMDB failures.
+    func flush(_ pending: inout FullTextPendingPostings, in lmdb: LMDBTransaction) throws {
+        if pending.hasPostings {
+            var editor = FullTextPostingsEditor(lmdb: lmdb, postings: postings)
+            for waiting in pending.takeAll() {
+                guard try editor.append(waiting, to: Array(waiting.term.utf8)) else {
+                    throw LarderError(.extensionInconsistent, "the full-text index holds a posting of a document being added: register it with a new versionTag to rebuild it", operation: "fullTextSearch", extensionName: name)
+                }
+            }
+        }
+        if pending.statisticsChanged, let statistics = pending.statistics {
+            try statistics.write(to: documents, in: lmdb)
+            pending.statisticsChanged = false
+        }
+    }
+
+    /// Writes the waiting postings of `term`, if it has any, before an edit of its blocks.
+    private func flush(_ term: String, _ pending: inout FullTextPendingPostings, editor: inout FullTextPostingsEditor) throws {
+        guard let waiting = pending.take(term) else { return }
+        guard try editor.append(waiting, to: Array(term.utf8)) else {
+            throw LarderError(.extensionInconsistent, "the full-text index holds a posting of a document being added: register it with a new versionTag to rebuild it", operation: "fullTextSearch", extensionName: name)
+        }
+    }
+
+    /// The statistics as the transaction has them.
+    func statistics(_ pending: inout FullTextPendingPostings, in lmdb: LMDBTransaction) throws -> FullTextStatistics {
+        if let known = pending.statistics { return known }
+        let read = try FullTextStatistics.read(from: documents, columns: columnCount, in: lmdb)
+        pending.statistics = read
+        return read
+    }
+
+    /// Brings the index up to date with the object at `index` changing from the texts `old`
+    /// (`nil`: it was not indexed) to the texts `new` (`nil`: it is not). A new document's
+    /// postings wait in `pending`; others are edited at once, from the terms of both texts.
     /// - Throws: ``LarderError/Code/extensionInconsistent`` when the stored postings are not what
     ///   `old` says they are; ``LarderError/Code/corruptValue`` for damaged records; LMDB failures.
-    func update(_ index: YapDB.Index, from old: FullTextDocumentTerms?, to new: FullTextDocumentTerms?, in txn: ReadWriteTransaction) throws {
+    func update(_ index: YapDB.Index, from old: [String]?, to new: [String]?, pending: inout FullTextPendingPostings, in txn: ReadWriteTransaction) throws {
         let lmdb = txn.lmdb
-        var statistics = try FullTextStatistics.read(from: documents, columns: columnCount, in: lmdb)
+        var statistics = try statistics(&pending, in: lmdb)
         var editor = FullTextPostingsEditor(lmdb: lmdb, postings: postings)
         try StorageKey.with(collection: index.collection, key: index.key, maxKeySize: txn.maxKeySize, operation: "fullTextSearch") { storageKey in
             let existing = try lmdb.get(ids, key: storageKey).map { try Self.documentID(in: $0) }
@@ -42,27 +100,25 @@ struct FullTextStorage: Sendable {
             case (nil, let new?):
                 let id = statistics.nextID
                 statistics.nextID += 1
-                for offset in new.terms.indices {
-                    guard try editor.edit(term: new.terms[offset], id: id, posting: new.posting(at: offset), existing: false) else {
-                        throw inconsistency(at: index, "a new document's id is in the postings already")
-                    }
-                }
-                try putDocument(FullTextDocumentRecord(index: index, columnLengths: new.columnLengths), id: id, in: lmdb)
-                var idBytes: [UInt8] = []
-                FullTextVarint.appendBigEndian(id, to: &idBytes)
-                try idBytes.withUnsafeBytes { try lmdb.put(ids, key: storageKey, value: $0) }
-                statistics.add(new.columnLengths, sign: 1)
+                let lengths = pending.addDocument(id, texts: new, tokenizer: tokenizer)
+                try putDocument(FullTextDocumentRecord(index: index, columnLengths: lengths), id: id, in: lmdb)
+                try withUnsafeBytes(of: id.bigEndian) { try lmdb.put(ids, key: storageKey, value: $0) }
+                statistics.add(lengths, sign: 1)
             case (let old?, nil):
                 let id = existing!
+                let old = FullTextDocumentTerms(texts: old, tokenizer: tokenizer)
                 for term in old.terms {
-                    guard try editor.edit(term: term, id: id, posting: nil, existing: true) else { throw missingPosting(at: index) }
+                    try flush(term, &pending, editor: &editor)
+                    guard try editor.edit(term: Array(term.utf8), id: id, posting: nil, existing: true) else { throw missingPosting(at: index) }
                 }
                 try withUnsafeBytes(of: id.bigEndian) { _ = try lmdb.delete(documents, key: $0) }
                 _ = try lmdb.delete(ids, key: storageKey)
                 statistics.add(old.columnLengths, sign: -1)
             case (let old?, let new?):
                 let id = existing!
-                try replace(old, with: new, id: id, at: index, editor: &editor)
+                let old = FullTextDocumentTerms(texts: old, tokenizer: tokenizer)
+                let new = FullTextDocumentTerms(texts: new, tokenizer: tokenizer)
+                try replace(old, with: new, id: id, at: index, pending: &pending, editor: &editor)
                 if old.columnLengths != new.columnLengths {
                     try putDocument(FullTextDocumentRecord(index: index, columnLengths: new.columnLengths), id: id, in: lmdb)
                     statistics.add(old.columnLengths, sign: -1)
@@ -70,12 +126,19 @@ struct FullTextStorage: Sendable {
                 }
             }
         }
-        try statistics.write(to: documents, in: lmdb)
+        if pending.statistics != statistics {
+            pending.statistics = statistics
+            pending.statisticsChanged = true
+        }
+        if pending.isOverLimit { try flush(&pending, in: lmdb) }
     }
 
     /// Edits the postings of document `id` from the terms of `old` to those of `new`, walking both
     /// sorted term lists together: each term's block is read and written once.
-    private func replace(_ old: FullTextDocumentTerms, with new: FullTextDocumentTerms, id: UInt64, at index: YapDB.Index, editor: inout FullTextPostingsEditor) throws {
+    private func replace(
+        _ old: FullTextDocumentTerms, with new: FullTextDocumentTerms, id: UInt64, at index: YapDB.Index,
+        pending: inout FullTextPendingPostings, editor: inout FullTextPostingsEditor
+    ) throws {
         var o = 0
         var n = 0
         while o < old.terms.count || n < new.terms.count {
@@ -87,20 +150,25 @@ struct FullTextStorage: Sendable {
             } else if old.terms[o] == new.terms[n] {
                 order = 0
             } else {
-                order = old.terms[o].lexicographicallyPrecedes(new.terms[n]) ? -1 : 1
+                order = old.terms[o] < new.terms[n] ? -1 : 1
             }
+            // A term about to be edited gets its waiting postings (of documents added earlier in
+            // this transaction) written first.
             switch order {
             case -1:
-                guard try editor.edit(term: old.terms[o], id: id, posting: nil, existing: true) else { throw missingPosting(at: index) }
+                try flush(old.terms[o], &pending, editor: &editor)
+                guard try editor.edit(term: Array(old.terms[o].utf8), id: id, posting: nil, existing: true) else { throw missingPosting(at: index) }
                 o += 1
             case 1:
-                guard try editor.edit(term: new.terms[n], id: id, posting: new.posting(at: n), existing: false) else {
+                try flush(new.terms[n], &pending, editor: &editor)
+                guard try editor.edit(term: Array(new.terms[n].utf8), id: id, posting: new.posting(at: n), existing: false) else {
                     throw inconsistency(at: index, "a posting it adds is there already")
                 }
                 n += 1
             default:
                 if old.posting(at: o) != new.posting(at: n) {
-                    guard try editor.edit(term: new.terms[n], id: id, posting: new.posting(at: n), existing: true) else { throw missingPosting(at: index) }
+                    try flush(new.terms[n], &pending, editor: &editor)
+                    guard try editor.edit(term: Array(new.terms[n].utf8), id: id, posting: new.posting(at: n), existing: true) else { throw missingPosting(at: index) }
                 }
                 o += 1
                 n += 1
@@ -132,13 +200,17 @@ struct FullTextStorage: Sendable {
     /// Removes the documents of `collection` (whose objects are gone: nothing to tokenize again),
     /// and their postings, found by a scan of every block.
     /// - Complexity: O(n) for the n bytes of postings.
-    func removeDocuments(inCollection collection: String, in lmdb: LMDBTransaction) throws {
+    func removeDocuments(inCollection collection: String, in txn: ReadWriteTransaction) throws {
+        let lmdb = txn.lmdb
+        var statistics = try withPending(in: txn) { pending in
+            try flush(&pending, in: lmdb)
+            return try self.statistics(&pending, in: lmdb)
+        }
         var removed = Set<UInt64>()
         try lmdb.removeAll(in: ids, withPrefix: StorageKey.prefix(of: collection)) { value in
             removed.insert(try Self.documentID(in: value))
         }
         guard !removed.isEmpty else { return }
-        var statistics = try FullTextStatistics.read(from: documents, columns: columnCount, in: lmdb)
         for id in removed.sorted() {
             try withUnsafeBytes(of: id.bigEndian) { key in
                 if let stored = try lmdb.get(documents, key: key) {
@@ -148,6 +220,7 @@ struct FullTextStorage: Sendable {
             }
         }
         try statistics.write(to: documents, in: lmdb)
+        withPending(in: txn) { $0.statistics = statistics }
         try removePostings(of: removed, in: lmdb)
     }
 

@@ -6,24 +6,28 @@ enum FullTextTerm {
     /// stays well under LMDB's 511-byte key limit.
     static let maximumBytes = 255
 
-    /// The bytes `term` is indexed under, `nil` when it cannot be indexed (it is empty, or holds
-    /// a NUL, which separates the term from the document id in a key; the tokenizer yields
-    /// neither).
-    static func bytes(of term: String) -> [UInt8]? {
-        var bytes = Array(term.utf8)
-        guard !bytes.isEmpty, !bytes.contains(0) else { return nil }
-        if bytes.count > maximumBytes {
-            // Back up to the first byte of a scalar (continuation bytes are 10xxxxxx).
-            var end = maximumBytes
-            while end > 0, bytes[end] & 0xC0 == 0x80 { end -= 1 }
-            bytes.removeSubrange(end...)
-        }
-        return bytes
+    /// `term` as it is indexed: cut to ``maximumBytes``; `nil` when it cannot be indexed (it is
+    /// empty, or holds a NUL, which separates the term from the document id in a key; the
+    /// tokenizer yields neither).
+    static func indexed(_ term: String) -> String? {
+        let utf8 = term.utf8
+        guard !utf8.isEmpty, !utf8.contains(0) else { return nil }
+        guard utf8.count > maximumBytes else { return term }
+        var bytes = Array(utf8)
+        // Back up to the first byte of a scalar (continuation bytes are 10xxxxxx).
+        var end = maximumBytes
+        while end > 0, bytes[end] & 0xC0 == 0x80 { end -= 1 }
+        bytes.removeSubrange(end...)
+        return String(decoding: bytes, as: UTF8.self)
     }
 
-    /// The bytes a prefix query matches terms against: like ``bytes(of:)``, but an empty prefix
-    /// is not refused here (the query refuses it).
+    /// The bytes `term` is indexed and looked up under (see ``indexed(_:)``).
+    static func bytes(of term: String) -> [UInt8]? {
+        indexed(term).map { Array($0.utf8) }
+    }
+
+    /// The bytes a prefix query matches terms against: like ``bytes(of:)``.
     static func prefixBytes(of prefix: String) -> [UInt8]? {
-        prefix.isEmpty ? nil : bytes(of: prefix)
+        bytes(of: prefix)
     }
 }
