@@ -47,6 +47,11 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // Full-text search beside SQLite FTS5 (issue 20): build, insert, update, queries, size.
+        .executableTarget(
+            name: "larder-fts-bench",
+            dependencies: ["LarderBenchKit", .product(name: "Larder", package: "Larder")]
+        ),
         // Counts the allocations of raw reads under package-benchmark's malloc interposer (linked
         // here only, so that larder-bench's timings run on the plain allocator).
         // One synchronous process of checksummed or plain reads or writes, for callgrind's

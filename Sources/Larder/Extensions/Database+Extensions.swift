@@ -1,8 +1,9 @@
 /// Registering, unregistering and checking extensions.
 ///
-/// An extension (a ``AutoView``, ``FilteredView`` or ``SecondaryIndex``) is registered under a name
-/// with a version tag. Its state lives in the store, in named databases of its own, and every
-/// write transaction keeps it up to date, in the same transaction as the objects it derives from.
+/// An extension (an ``AutoView``, ``FilteredView``, ``SecondaryIndex``, ``Relationships`` or
+/// ``FullTextSearch``) is registered under a name with a version tag. Its state lives in the
+/// store, in named databases of its own, and every write transaction keeps it up to date, in the
+/// same transaction as the objects it derives from.
 ///
 /// - Registering with the tag the store already has for that name does no work at all: no scan,
 ///   whatever the size of the store. Register every extension at each launch, before writing.
@@ -161,6 +162,7 @@ extension Database {
         switch kind {
         case ExtensionKind.secondaryIndex: ["entries", Self.retiredMapPart]
         case ExtensionKind.relationships: RelationshipsRuntime.partNames
+        case ExtensionKind.fullTextSearch: FullTextStorage.partNames
         default: ["tree", Self.retiredMapPart, "groups"]
         }
     }

@@ -4,4 +4,5 @@ enum ExtensionKind {
     static let view = "view"
     static let filteredView = "filteredView"
     static let relationships = "relationships"
+    static let fullTextSearch = "fullTextSearch"
 }

@@ -31,6 +31,9 @@ final class ExtensionMaintenance: WriteParticipant {
     /// The view trees' changes not yet applied, by the tree's database (not the view's name:
     /// `verifyExtensions()` rebuilds a view under its name into other databases).
     private var pendingTrees: [DatabaseHandle: PendingTreeChanges] = [:]
+    /// The full-text searches' postings not yet written, by the search's `postings` database
+    /// (like ``pendingTrees``, not by name).
+    private var pendingPostings: [DatabaseHandle: FullTextPendingPostings] = [:]
 
     init(registry: ExtensionRegistry) {
         self.registry = registry
@@ -47,6 +50,7 @@ final class ExtensionMaintenance: WriteParticipant {
         touched = other.touched
         collectionRequests = other.collectionRequests
         pendingTrees = other.pendingTrees
+        pendingPostings = other.pendingPostings
     }
 
     func fork() -> ExtensionMaintenance {
@@ -155,6 +159,19 @@ final class ExtensionMaintenance: WriteParticipant {
     /// Forgets the changes waiting for the tree in `database` (it was emptied).
     func discardPendingTreeChanges(for database: DatabaseHandle) {
         pendingTrees[database] = nil
+    }
+
+    /// Takes out the waiting postings of the full-text search whose postings are kept in
+    /// `database` (empty when there are none); give them back with ``storePendingPostings(_:for:)``.
+    func takePendingPostings(for database: DatabaseHandle) -> FullTextPendingPostings {
+        guard !pendingPostings.isEmpty else { return FullTextPendingPostings() }
+        return pendingPostings.removeValue(forKey: database) ?? FullTextPendingPostings()
+    }
+
+    /// Keeps `pending` as the waiting postings of the search whose postings are kept in
+    /// `database` (nothing when it holds nothing).
+    func storePendingPostings(_ pending: FullTextPendingPostings, for database: DatabaseHandle) {
+        if pending.hasPostings || pending.statistics != nil { pendingPostings[database] = pending }
     }
 
     /// Asks for a garbage collection by the relationships extension `name` before the commit.

@@ -3,12 +3,14 @@
 /// databases of its own (`x.<name>.<part>`).
 ///
 /// The store knows extensions only through this protocol. It is internal on purpose: the kinds
-/// Larder offers (``AutoView``, ``FilteredView``, ``SecondaryIndex``) are registered with
+/// Larder offers (``AutoView``, ``FilteredView``, ``SecondaryIndex``, ``Relationships``,
+/// ``FullTextSearch``) are registered with
 /// ``Database/register(_:named:progress:)-(AutoView<Object,Metadata>,_,_)`` and friends.
 protocol ExtensionRuntime: AnyObject, Sendable {
     /// The name it was registered under.
     var name: String { get }
-    /// What kind of extension it is ("view", "filteredView", "secondaryIndex").
+    /// What kind of extension it is ("view", "filteredView", "secondaryIndex", "relationships",
+    /// "fullTextSearch").
     var kind: String { get }
     /// Changes when the definition changes; a new tag rebuilds the extension.
     var versionTag: String { get }

@@ -177,6 +177,20 @@ struct LMDBTransaction {
         return true
     }
 
+    /// Stores `value` under `key` when `key` sorts after every key of `database`, and returns
+    /// whether it did (`false`: it stored nothing). LMDB then adds the entry at the end of the
+    /// last page, and a full last page gets a new page after it instead of being split in half
+    /// (`MDB_APPEND`), so keys written in increasing order fill their pages.
+    @inline(__always)
+    func putAtEnd(_ database: DatabaseHandle, key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) throws(LarderError) -> Bool {
+        var k = MDB_val(mv_size: key.count, mv_data: UnsafeMutableRawPointer(mutating: key.baseAddress))
+        var v = MDB_val(mv_size: value.count, mv_data: UnsafeMutableRawPointer(mutating: value.baseAddress))
+        let rc = mdb_put(handle, database.raw, &k, &v, UInt32(MDB_APPEND))
+        if rc == MDB_KEYEXIST { return false }
+        if rc != MDB_SUCCESS { throw fail(rc, "put") }
+        return true
+    }
+
     func put(_ database: DatabaseHandle, key: String, value: UnsafeRawBufferPointer) throws(LarderError) {
         var bytes = Array(key.utf8)
         var v = MDB_val(mv_size: value.count, mv_data: UnsafeMutableRawPointer(mutating: value.baseAddress))

@@ -6,8 +6,8 @@
 public struct RecordedExtension: Sendable, Hashable {
     /// The name it was registered under.
     public let name: String
-    /// Its kind: `view`, `filteredView`, `secondaryIndex`, `relationships`, or the kind name of
-    /// a newer extension.
+    /// Its kind: `view`, `filteredView`, `secondaryIndex`, `relationships`, `fullTextSearch`, or
+    /// the kind name of a newer extension.
     public let kind: String
     /// The version tag it was last built with.
     public let versionTag: String

@@ -86,6 +86,11 @@ public struct LarderError: Error, Sendable, CustomStringConvertible {
         /// without a new `versionTag`. Register it with a new tag to rebuild it. Nothing was
         /// changed by the write that found it.
         public static let extensionInconsistent = Code(rawValue: "extensionInconsistent")
+        /// A full-text query could not be read or does not fit the full-text search it is run
+        /// against: unbalanced quotes or parentheses, an operator with nothing on one side, a
+        /// query made only of exclusions, a column filter naming no column of the search (the
+        /// message says which). Nothing was read.
+        public static let invalidQuery = Code(rawValue: "invalidQuery")
         /// An undo or redo was refused: a value the step covers changed since the step was
         /// recorded (a write that was not undoable, or another process), and applying the step
         /// would overwrite that newer data. Nothing was changed.

@@ -1,0 +1,161 @@
+/// Runs resolved queries (``FullTextPlan``) against the stored index in one transaction: reads
+/// each leaf's postings block by block from the bytes LMDB lends, then combines the sorted
+/// document-id lists (intersection for AND, union for OR, difference for NOT).
+struct FullTextSearcher {
+    let storage: FullTextStorage
+    let lmdb: LMDBTransaction
+    /// Each column's weight (see ``FullTextSearch/columnWeights``).
+    let weights: [Double]
+
+    /// The documents `plan` matches, in id order, and the postings of the leaves read on the way
+    /// (by leaf number; a leaf not needed to find the documents is not read).
+    /// - Throws: ``LarderError/Code/corruptValue`` for damaged blocks; LMDB failures.
+    func matches(_ plan: FullTextPlan, lists: inout [FullTextPostingList?]) throws -> [UInt64] {
+        if lists.count < plan.leaves.count { lists = [FullTextPostingList?](repeating: nil, count: plan.leaves.count) }
+        return try matches(plan.root, plan: plan, lists: &lists)
+    }
+
+    private func matches(_ node: FullTextPlan.Node, plan: FullTextPlan, lists: inout [FullTextPostingList?]) throws -> [UInt64] {
+        switch node {
+        case .leaf(let leaf):
+            return try postings(ofLeaf: leaf, in: plan, lists: &lists).ids
+        case .and(let children):
+            var found: [[UInt64]] = []
+            for child in children {
+                let ids = try matches(child, plan: plan, lists: &lists)
+                if ids.isEmpty { return [] }
+                found.append(ids)
+            }
+            found.sort { $0.count < $1.count }
+            return found.dropFirst().reduce(found[0]) { Self.intersection($0, $1) }
+        case .or(let children):
+            var result: [UInt64] = []
+            for child in children { result = Self.union(result, try matches(child, plan: plan, lists: &lists)) }
+            return result
+        case .not(let kept, let excluded):
+            let left = try matches(kept, plan: plan, lists: &lists)
+            if left.isEmpty { return [] }
+            return Self.difference(left, try matches(excluded, plan: plan, lists: &lists))
+        }
+    }
+
+    /// The postings of leaf number `leaf`, read once.
+    func postings(ofLeaf leaf: Int, in plan: FullTextPlan, lists: inout [FullTextPostingList?]) throws -> FullTextPostingList {
+        if let known = lists[leaf] { return known }
+        let read = try postings(of: plan.leaves[leaf])
+        lists[leaf] = read
+        return read
+    }
+
+    private func postings(of leaf: FullTextPlan.Leaf) throws -> FullTextPostingList {
+        var list = FullTextPostingList()
+        switch leaf.match {
+        case .nothing:
+            break
+        case .term(let term):
+            try read(from: term + [0], to: term + [1], column: leaf.column, into: &list)
+        case .prefix(let start):
+            try read(from: start, to: LMDBTransaction.keyAfterPrefix(start), column: leaf.column, into: &list)
+            list.sortAndMerge()
+        case .phrase(let terms):
+            list = try phrase(terms, column: leaf.column)
+        }
+        return list
+    }
+
+    static func damagedKey() -> LarderError {
+        LarderError(.corruptValue, "a postings key of a full-text search is not term, NUL, document id; register it with a new versionTag to rebuild it", operation: "fullTextSearch")
+    }
+
+    /// Appends to `list` every posting of the blocks with keys in [`lower`, `upper`) that has
+    /// an occurrence in `column` (`nil`: any), with its weighted frequency.
+    private func read(from lower: [UInt8], to upper: [UInt8]?, column: Int?, into list: inout FullTextPostingList) throws {
+        let weights = self.weights
+        let lastColumn = weights.count - 1
+        try lmdb.forEachEntry(in: storage.postings, from: lower, to: upper) { key, value in
+            guard key.count >= 9, key[key.count - 9] == 0 else { throw Self.damagedKey() }
+            var id = FullTextVarint.bigEndian(in: key, at: key.count - 8)
+            var reader = FullTextByteReader(value, what: "a postings block")
+            let count = try reader.int(upTo: value.count)
+            for number in 0..<count {
+                let delta = try reader.varint()
+                if number > 0 {
+                    guard delta > 0, id <= UInt64.max - delta else { throw reader.damaged("its document ids do not grow") }
+                    id += delta
+                }
+                let length = try reader.varint()
+                let entries = try reader.int(upTo: value.count)
+                var frequency = 0.0
+                var found = false
+                for _ in 0..<entries {
+                    let entryColumn = try reader.int(upTo: lastColumn)
+                    let occurrences = try reader.int(upTo: value.count)
+                    try reader.skipVarints(occurrences)
+                    if column == nil || column == entryColumn {
+                        frequency += weights[entryColumn] * Double(occurrences)
+                        found = true
+                    }
+                }
+                if found { list.append(id: id, frequency: frequency, length: length) }
+            }
+            guard reader.isAtEnd else { throw reader.damaged("it has bytes after its last document") }
+            return true
+        }
+    }
+
+    // MARK: Sorted id lists
+
+    static func intersection(_ a: [UInt64], _ b: [UInt64]) -> [UInt64] {
+        var result: [UInt64] = []
+        result.reserveCapacity(min(a.count, b.count))
+        var i = 0
+        var j = 0
+        while i < a.count, j < b.count {
+            if a[i] < b[j] {
+                i += 1
+            } else if a[i] > b[j] {
+                j += 1
+            } else {
+                result.append(a[i])
+                i += 1
+                j += 1
+            }
+        }
+        return result
+    }
+
+    static func union(_ a: [UInt64], _ b: [UInt64]) -> [UInt64] {
+        if a.isEmpty { return b }
+        if b.isEmpty { return a }
+        var result: [UInt64] = []
+        result.reserveCapacity(a.count + b.count)
+        var i = 0
+        var j = 0
+        while i < a.count || j < b.count {
+            if j == b.count || (i < a.count && a[i] < b[j]) {
+                result.append(a[i])
+                i += 1
+            } else if i == a.count || b[j] < a[i] {
+                result.append(b[j])
+                j += 1
+            } else {
+                result.append(a[i])
+                i += 1
+                j += 1
+            }
+        }
+        return result
+    }
+
+    static func difference(_ a: [UInt64], _ b: [UInt64]) -> [UInt64] {
+        if b.isEmpty { return a }
+        var result: [UInt64] = []
+        result.reserveCapacity(a.count)
+        var j = 0
+        for id in a {
+            while j < b.count, b[j] < id { j += 1 }
+            if j == b.count || b[j] != id { result.append(id) }
+        }
+        return result
+    }
+}
