@@ -25,6 +25,9 @@ enum CrashExtensions {
     static let index = SecondaryIndex<CrashRecord, NoMetadata>(collections: ["batches"], versionTag: "1") { _, record in
         TupleKey(record.item, record.batch)
     }
+    static let search = FullTextSearch<CrashRecord, NoMetadata>(collections: ["batches"], versionTag: "1", columnNames: ["text"]) { _, record in
+        ["item\(record.item) word\((record.batch * 7 + record.item) % 13) \(record.payload.prefix(3))"]
+    }
 }
 
 /// Writes commits until killed. Commit n (from what the store holds + 1) adds batch n: `size`
@@ -44,6 +47,7 @@ func crashWriter(path: String, durability: String, size: Int) -> Never {
         let db = try Database(path: path, configuration: configuration)
         try db.register(CrashExtensions.view, named: "crashView")
         try db.register(CrashExtensions.index, named: "crashIndex")
+        try db.register(CrashExtensions.search, named: "crashSearch")
         var next = (try db.read { try $0.object(forKey: "last", inCollection: "state", as: Int.self) } ?? 0) + 1
         while true {
             let batch = next

@@ -9,7 +9,7 @@ import Musl
 import Darwin
 #endif
 
-/// The crash writer's record, view and index (the same definitions as Tests/Helper/CrashWriter.swift).
+/// The crash writer's record, view, index and full-text search (the same definitions as Tests/Helper/CrashWriter.swift).
 struct CrashRecord: Codable, Sendable, Equatable {
     var batch: Int
     var item: Int
@@ -23,6 +23,9 @@ enum CrashExtensions {
         sorting: { _, record in TupleKey(record.item, record.batch) })
     static let index = SecondaryIndex<CrashRecord, NoMetadata>(collections: ["batches"], versionTag: "1") { _, record in
         TupleKey(record.item, record.batch)
+    }
+    static let search = FullTextSearch<CrashRecord, NoMetadata>(collections: ["batches"], versionTag: "1", columnNames: ["text"]) { _, record in
+        ["item\(record.item) word\((record.batch * 7 + record.item) % 13) \(record.payload.prefix(3))"]
     }
 }
 
@@ -82,6 +85,7 @@ struct CrashTests {
         let db = try Database(path: path)
         try db.register(CrashExtensions.view, named: "crashView")
         try db.register(CrashExtensions.index, named: "crashIndex")
+        try db.register(CrashExtensions.search, named: "crashSearch")
         let last = try db.read { try $0.object(forKey: "last", inCollection: "state", as: Int.self) } ?? 0
         #expect(last >= acknowledged, "\(note): acknowledged commit \(acknowledged) is lost (the store is at \(last))")
         var checked = 0
@@ -102,8 +106,10 @@ struct CrashTests {
             let expected = batchSize * min(last, 3)
             #expect(try txn.numberOfKeys(inCollection: "batches") == expected, "\(note)")
             #expect(try txn[ViewHandle<CrashRecord, NoMetadata>(name: "crashView")].numberOfItems() == expected, "\(note)")
+            // Every batch present has one item 0, and the full-text search finds each.
+            #expect(try txn[FullTextSearchHandle<CrashRecord, NoMetadata>(name: "crashSearch")].count(matching: "item0") == min(last, 3), "\(note): the search")
         }
-        #expect(try db.verifyExtensions().isEmpty, "\(note): the view or index does not match the objects")
+        #expect(try db.verifyExtensions().isEmpty, "\(note): the view, index or search does not match the objects")
         if last > 0 {
             // The undo history survived the kill with the store: the last commit's step is the one
             // to undo, and undoing and redoing it moves the store back and forth by one commit.
