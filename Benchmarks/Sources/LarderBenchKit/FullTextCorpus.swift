@@ -23,7 +23,7 @@ public struct FullTextCorpus: Sendable {
 
     /// `count` documents drawn with `seed`.
     public init(count: Int, seed: UInt64 = 0x5EED_F75) {
-        var random = BenchRandom(seed: seed)
+        var random = SplitMix64(seed: seed)
         var words = Self.common
         var seen = Set(words)
         let onsets = ["b", "c", "d", "f", "g", "h", "j", "k", "l", "m", "n", "p", "r", "s", "t", "v", "w", "z", "br", "ch", "cl", "dr", "fl", "gr", "pl", "pr", "sh", "sl", "st", "tr", "th", "wh"]
@@ -55,7 +55,7 @@ public struct FullTextCorpus: Sendable {
 
     /// A document for `key` drawn like the corpus's, with `seed`.
     public func document(key: String, seed: UInt64) -> Document {
-        var random = BenchRandom(seed: seed)
+        var random = SplitMix64(seed: seed)
         var draw = Drawing(cumulative: cumulative, vocabulary: vocabulary)
         return Document(key: key, title: draw.words(Int.random(in: 3...6, using: &random), using: &random),
                         body: draw.words(Int.random(in: 8...20, using: &random), using: &random))
@@ -64,13 +64,13 @@ public struct FullTextCorpus: Sendable {
     /// Query terms at several frequency ranks: common (rank 100–300), middling (1 000–3 000) and
     /// rare (10 000–20 000), `count` of each kind, drawn with `seed`.
     public func terms(_ count: Int, ranks: ClosedRange<Int>, seed: UInt64) -> [String] {
-        var random = BenchRandom(seed: seed)
+        var random = SplitMix64(seed: seed)
         return (0..<count).map { _ in vocabulary[Int.random(in: ranks, using: &random)] }
     }
 
     /// Two-word phrases that occur in the corpus: consecutive words of random bodies.
     public func phrases(_ count: Int, seed: UInt64) -> [String] {
-        var random = BenchRandom(seed: seed)
+        var random = SplitMix64(seed: seed)
         return (0..<count).map { _ in
             let words = documents.randomElement(using: &random)!.body.split(separator: " ")
             let start = Int.random(in: 0..<(words.count - 1), using: &random)
@@ -89,7 +89,7 @@ private struct Drawing {
     let cumulative: [Double]
     let vocabulary: [String]
 
-    mutating func words(_ count: Int, using random: inout BenchRandom) -> String {
+    mutating func words(_ count: Int, using random: inout SplitMix64) -> String {
         var text = ""
         for position in 0..<count {
             let target = Double.random(in: 0..<cumulative[cumulative.count - 1], using: &random)
@@ -102,19 +102,6 @@ private struct Drawing {
             text += vocabulary[low]
         }
         return text
-    }
-}
-
-/// SplitMix64: a small seeded generator, so that every run draws the same corpus.
-public struct BenchRandom: RandomNumberGenerator {
-    private var state: UInt64
-    public init(seed: UInt64) { state = seed }
-    public mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
 
