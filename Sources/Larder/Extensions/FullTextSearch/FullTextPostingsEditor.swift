@@ -8,8 +8,9 @@
 /// (the first: from the key's id, so 0) followed by its posting (see ``FullTextDocumentTerms``);
 /// every number a varint.
 ///
-/// Each edit reads the block once and writes it once. Document ids grow, so the postings of new
-/// documents are appended to the term's last block (``append(_:to:)``, for all the documents a
+/// Each edit reads the block once and writes it once; one that keeps the block within its caps
+/// splices the block's bytes, stepping over the postings before the document only. Document ids
+/// grow, so the postings of new documents are appended to the term's last block (``append(_:to:)``, for all the documents a
 /// transaction added at once) without decoding the postings before them beyond their
 /// boundaries; a full block gets new blocks after it. An insert into a full block in the middle
 /// splits it; a block left empty is deleted; a block whose first document is removed (or that
@@ -92,6 +93,8 @@ struct FullTextPostingsEditor {
             }
         }
         guard let first else { return false }
+        // Most edits fit the block: its bytes are spliced (``splice(id:posting:existing:prefix:first:)``).
+        if let done = try splice(id: id, posting: posting, existing: existing, prefix: prefix, first: first) { return done }
         let countEnd = try parse(first: first)
         let position = entries.firstIndex { $0.id >= id } ?? entries.endIndex
         let present = position < entries.endIndex && entries[position].id == id
