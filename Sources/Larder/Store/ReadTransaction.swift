@@ -66,13 +66,21 @@ public class ReadTransaction {
         metadata: Bool, collection: String, key: String, operation: String,
         _ body: (_ payload: UnsafeRawBufferPointer, _ format: ArchiveFormat) throws -> R
     ) throws -> R? {
-        try withStoredValue(metadata: metadata, collection: collection, key: key, operation: operation, asStored: false) { payload, format, _ in
-            try body(payload, format)
+        checkActive()
+        do {
+            return try StorageKey.with(collection: collection, key: key, maxKeySize: maxKeySize, operation: operation) { storageKey in
+                readRecorder?.key(key, inCollection: collection)
+                guard let stored = try lmdb.get(metadata ? lmdb.databases.metadata : lmdb.databases.objects, key: storageKey) else { return nil }
+                return try withCurrentVersion(of: try ValueFraming.unframe(stored), collection: collection, metadata: metadata, body)
+            }
+        } catch let error as LarderError {
+            throw error.adding(operation: operation, index: YapDB.Index(collection: collection, key: key))
         }
     }
 
     /// ``withStoredValue(metadata:collection:key:operation:_:)``, with the version of the bytes
-    /// `body` gets, and a choice between the current version and the bytes as stored.
+    /// `body` gets, and a choice between the current version and the bytes as stored. The typed
+    /// reads take the other form, which does not look the current version up a second time.
     final func withStoredValue<R>(
         metadata: Bool, collection: String, key: String, operation: String, asStored: Bool,
         _ body: (_ payload: UnsafeRawBufferPointer, _ format: ArchiveFormat, _ version: UInt32) throws -> R
