@@ -5,7 +5,7 @@ struct CommitShape {
     enum Value: Hashable {
         case position, readCollections, readKeyCollections, readKeys
         case removesEverything, cleared, putCollections, putKeys, objects, metadata, hasMetadata
-        case removedCollections, removedKeys, writtenCollections, writtenKeys, record, token
+        case removedCollections, removedKeys, writtenCollections, writtenKeys, record, token, positionToken
     }
 
     var readsEverything = false
@@ -15,4 +15,7 @@ struct CommitShape {
     var clears = false
     var puts = false
     var removals = false
+    /// Whether the replica knows the token of the commit at its position, to be compared with
+    /// the primary's.
+    var checksToken = false
 }

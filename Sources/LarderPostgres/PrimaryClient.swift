@@ -5,13 +5,17 @@ import NIOCore
 import NIOSSL
 import PostgresNIO
 
-/// One connection to the primary, made again after it breaks, and the statements a replica
-/// sends over it. Its statements run one at a time.
+/// One connection to the primary, made again after it breaks, and the exchanges a replica has
+/// with the primary over it.
+///
+/// Exchanges run one at a time, each to its end (a commit's `BEGIN` … `COMMIT` holds the
+/// connection throughout), and each within a deadline (``PrimaryConfiguration/requestTimeout``):
+/// a primary that does not answer gives an error, never a wait without end.
 actor PrimaryClient {
     /// What the primary said to a commit.
     enum CommitOutcome: Sendable, Equatable {
-        /// Made, under this number.
-        case committed(UInt64)
+        /// Made, and its `COMMIT` completed, under this number and token.
+        case committed(number: UInt64, token: String)
         /// A commit after the replica's position wrote what the transaction read.
         case conflict
         /// The log no longer holds the commits after the replica's position.
@@ -20,11 +24,14 @@ actor PrimaryClient {
 
     /// Commits after a position, with the head of the log.
     struct Commits: Sendable {
-        var commits: [(number: UInt64, record: [UInt8])]
+        var commits: [(number: UInt64, record: [UInt8], token: String)]
         /// The number of the primary's last commit.
         var head: UInt64
         /// The first commit the log still holds.
         var retainedFrom: UInt64
+        /// The token of the primary's commit at the position asked after; `nil` when the log
+        /// does not hold that commit (position 0, pruned, or past the head).
+        var tokenAtPosition: String?
     }
 
     let configuration: PrimaryConfiguration
@@ -53,9 +60,32 @@ actor PrimaryClient {
         closing.whenComplete { _ in _ = connection }
     }
 
+    // MARK: One exchange at a time
+
+    /// Whether an exchange holds the connection.
+    private var busy = false
+    /// The exchanges waiting for it, in order.
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+
+    /// Runs `body` when no other exchange holds the connection. The actor alone does not keep
+    /// exchanges apart: it runs another call at each `await`, and a statement sent between a
+    /// commit's `BEGIN` and its `COMMIT` would run inside that transaction.
+    private func exclusively<T>(_ body: () async throws -> T) async throws -> T {
+        if busy {
+            await withCheckedContinuation { waiting.append($0) }
+        } else {
+            busy = true
+        }
+        defer {
+            if waiting.isEmpty { busy = false } else { waiting.removeFirst().resume() }
+        }
+        return try await body()
+    }
+
     // MARK: The connection
 
-    /// The open connection, made when there is none.
+    /// The open connection, made when there is none, within
+    /// ``PrimaryConfiguration/connectTimeout``.
     /// - Throws: ``LarderError/Code/primaryUnavailable`` when the primary cannot be reached.
     func connected() async throws -> PostgresConnection {
         guard !isShutDown else {
@@ -69,20 +99,35 @@ actor PrimaryClient {
             var options = PostgresConnection.Configuration(
                 host: configuration.host, port: configuration.port, username: configuration.username,
                 password: configuration.password, database: configuration.database, tls: try tls())
-            options.options.connectTimeout = .nanoseconds(Int64(configuration.connectTimeout.components.seconds) * 1_000_000_000
-                                                           + configuration.connectTimeout.components.attoseconds / 1_000_000_000)
-            let made = try await PostgresConnection.connect(configuration: options, id: connectionCount, logger: logger)
-            do {
-                try await made.query("SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL SERIALIZABLE", logger: logger)
-            } catch {
+            let limit = configuration.connectTimeout
+            options.options.connectTimeout = .nanoseconds(Self.nanoseconds(limit))
+            let id = connectionCount, logger = self.logger, settings = options
+            // The whole handshake has the deadline: a server that accepts the TCP connection
+            // and then says nothing (SIGSTOP) is never reached by PostgresNIO's own timeout.
+            let made = try await Deadline.run(limit, late: { Self.discard($0) }) {
+                let made = try await PostgresConnection.connect(configuration: settings, id: id, logger: logger)
+                do {
+                    try await made.query("SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL SERIALIZABLE", logger: logger)
+                } catch {
+                    Self.discard(made)
+                    throw error
+                }
+                return made
+            }
+            guard !isShutDown else {
                 Self.discard(made)
-                throw error
+                throw LarderError(.databaseClosed, "the replica was closed", operation: "connect")
             }
             connection = made
             return made
         } catch {
             throw Self.failure(error, operation: "connect", configuration: configuration)
         }
+    }
+
+    private static func nanoseconds(_ duration: Duration) -> Int64 {
+        let (seconds, attoseconds) = duration.components
+        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
     }
 
     /// The TLS setting of every connection, made once (a context loads the system's trust
@@ -119,20 +164,39 @@ actor PrimaryClient {
     /// Set by ``close(finally:)``.
     private var isShutDown = false
 
-    /// Runs `query`; a broken connection is dropped, to be made again by the next statement.
-    private func run(_ query: PostgresQuery) async throws -> PostgresRowSequence {
+    /// Runs `work` on the connection (made if there is none) within `limit` (the request
+    /// timeout by default). A broken connection, or one that did not answer in time, is dropped,
+    /// to be made again by the next exchange. Errors come as PostgresNIO's or ``DeadlinePassed``.
+    private func onConnection<T: Sendable>(
+        limit: Duration? = nil, _ work: @escaping @Sendable (PostgresConnection, Logger) async throws -> T
+    ) async throws -> T {
         let connection = try await connected()
+        let logger = self.logger
         do {
-            return try await connection.query(query, logger: logger)
+            return try await Deadline.run(limit ?? configuration.requestTimeout) { try await work(connection, logger) }
         } catch {
-            if connection.isClosed || Self.isConnectionFailure(error) { self.connection = nil }
+            if error is DeadlinePassed || connection.isClosed || Self.isConnectionFailure(error) {
+                drop(connection)
+            }
             throw error
         }
     }
 
-    private func runCollecting<T: Sendable>(_ query: PostgresQuery, operation: String, _ rows: (PostgresRowSequence) async throws -> T) async throws -> T {
+    /// Forgets `connection` (closing it) if it is the current one.
+    private func drop(_ connection: PostgresConnection) {
+        Self.discard(connection)
+        if self.connection === connection { self.connection = nil }
+    }
+
+    /// Runs one statement and hands its rows to `rows`, as an exchange of its own; every error
+    /// comes as a ``LarderError`` for `operation`.
+    private func statement<T: Sendable>(
+        _ query: PostgresQuery, operation: String, _ rows: @escaping @Sendable (PostgresRowSequence) async throws -> T
+    ) async throws -> T {
         do {
-            return try await rows(try await run(query))
+            return try await exclusively {
+                try await onConnection { connection, logger in try await rows(try await connection.query(query, logger: logger)) }
+            }
         } catch {
             throw Self.failure(error, operation: operation, configuration: configuration)
         }
@@ -146,7 +210,7 @@ actor PrimaryClient {
         var binds = PostgresBindings()
         binds.append(UUID().uuidString.lowercased())
         try await runCreating(sql.createHead, binds: binds)
-        let identity = try await runCollecting(PostgresQuery(unsafeSQL: sql.identity), operation: "prepare the primary") { rows in
+        let identity = try await statement(PostgresQuery(unsafeSQL: sql.identity), operation: "prepare the primary") { rows in
             var identity: String?
             for try await name in rows.decode(String.self) { identity = name }
             return identity
@@ -161,12 +225,16 @@ actor PrimaryClient {
     /// the same moment can fail on the catalog's unique indexes (`IF NOT EXISTS` is checked before
     /// the catalog row is written): the statement is sent again, after a short random pause,
     /// and then finds what the other made.
-    private func runCreating(_ statement: String, binds: PostgresBindings = PostgresBindings()) async throws {
+    private func runCreating(_ text: String, binds: PostgresBindings = PostgresBindings()) async throws {
         var attempt = 0
         while true {
             attempt += 1
             do {
-                _ = try await run(PostgresQuery(unsafeSQL: statement, binds: binds))
+                try await exclusively {
+                    try await onConnection { connection, logger in
+                        _ = try await connection.query(PostgresQuery(unsafeSQL: text, binds: binds), logger: logger)
+                    }
+                }
                 return
             } catch {
                 let state = Self.sqlState(error)
@@ -177,63 +245,135 @@ actor PrimaryClient {
         }
     }
 
-    /// Sends `record` as a commit made on top of `position`, with what the transaction read.
-    /// Sends it again while it fails only on serializability (another commit was being made).
-    /// - Throws: ``LarderError/Code/primaryUnavailable`` when the primary cannot be reached (the
-    ///   commit was not sent), ``LarderError/Code/commitOutcomeUnknown`` when the connection broke
-    ///   after it was sent and the outcome cannot be found, ``LarderError/Code/primaryRefused``.
-    func commit(_ record: ReplicatedCommit, reads: ReadSet, basedOn position: UInt64) async throws -> CommitOutcome {
+    /// What the commit statement decided, before its `COMMIT`.
+    private enum Decision: Sendable {
+        case made(UInt64)
+        case conflict
+        case behind
+        case ahead
+        case foreign
+    }
+
+    /// Sends `record` as a commit made on top of `position` (whose token the replica holds as
+    /// `positionToken`), with what the transaction read, and returns once the primary has
+    /// committed it or refused it.
+    ///
+    /// The commit statement runs in an explicit serializable transaction, and the commit is
+    /// acknowledged only once its `COMMIT` has completed: PostgreSQL can refuse a serializable
+    /// transaction at `COMMIT`, and an autocommit statement's commit comes after its rows,
+    /// where PostgresNIO no longer looks. A refusal on serializability (another commit was being
+    /// made) is a retry, at the statement or at `COMMIT`.
+    /// - Throws: ``LarderError/Code/primaryUnavailable`` when the primary cannot be reached or
+    ///   does not answer before `COMMIT` is sent (nothing was committed);
+    ///   ``LarderError/Code/commitOutcomeUnknown`` when the connection broke, or the deadline
+    ///   passed, after `COMMIT` was sent and the outcome cannot be found;
+    ///   ``LarderError/Code/replicaMismatch`` when the primary's history is not the replica's;
+    ///   ``LarderError/Code/primaryRefused``.
+    func commit(_ record: ReplicatedCommit, reads: ReadSet, basedOn position: UInt64, positionToken: String?) async throws -> CommitOutcome {
         let token = UUID().uuidString.lowercased()
-        let query = try commitQuery(record, reads: reads, position: position, token: token)
-        while true {
-            let connection = try await connected()
-            let rows: PostgresRowSequence
-            do {
-                rows = try await connection.query(query, logger: logger)
-                var outcome: CommitOutcome = .conflict
-                for try await (number, hit, behind, ahead, _) in rows.decode((Int64?, Bool, Bool, Bool, Int64).self) {
-                    if let number {
-                        outcome = .committed(UInt64(number))
-                    } else if ahead {
-                        throw LarderError(.replicaMismatch, "the replica shows the primary's commit \(position), which the primary no longer has: the primary lost commits it had acknowledged (restored from an older backup?); make a new replica", operation: "commit")
-                    } else if behind && !hit {
-                        outcome = .behind
+        let query = try commitQuery(record, reads: reads, position: position, positionToken: positionToken, token: token)
+        return try await exclusively {
+            var brokenBeforeCommit = 0
+            while true {
+                let decision: Decision
+                do {
+                    decision = try await onConnection { connection, logger in
+                        try await connection.query("BEGIN ISOLATION LEVEL SERIALIZABLE", logger: logger)
+                        var decision = Decision.conflict
+                        for try await (number, hit, behind, ahead, foreign, _) in try await connection.query(query, logger: logger)
+                            .decode((Int64?, Bool, Bool, Bool, Bool, Int64).self) {
+                            if let number {
+                                decision = .made(UInt64(number))
+                            } else if ahead {
+                                decision = .ahead
+                            } else if foreign {
+                                decision = .foreign
+                            } else if behind && !hit {
+                                decision = .behind
+                            }
+                        }
+                        return decision
+                    }
+                } catch {
+                    // COMMIT was not sent: nothing was committed.
+                    await rollBack()
+                    if Self.isSerializationFailure(error) { continue }
+                    if error is DeadlinePassed || Self.isConnectionFailure(error) {
+                        // A terminated backend, a restart: once more on a new connection.
+                        brokenBeforeCommit += 1
+                        if brokenBeforeCommit < 3 && !(error is DeadlinePassed) { continue }
+                    }
+                    throw Self.failure(error, operation: "commit", configuration: configuration)
+                }
+                guard case .made(let number) = decision else {
+                    await rollBack()
+                    switch decision {
+                    case .conflict: return .conflict
+                    case .behind: return .behind
+                    case .ahead: throw Self.primaryLostCommits(position)
+                    default: throw Self.foreignHistory(position)
                     }
                 }
-                return outcome
-            } catch let error as LarderError {
-                throw error
-            } catch {
-                if Self.isSerializationFailure(error) { continue }
-                if Self.isConnectionFailure(error) || connection.isClosed {
-                    self.connection = nil
-                    return try await outcome(ofToken: token, after: error)
+                do {
+                    try await onConnection { connection, logger in
+                        _ = try await connection.query("COMMIT", logger: logger)
+                    }
+                    return .committed(number: number, token: token)
+                } catch {
+                    // A serialization failure at COMMIT rolled the transaction back: retry.
+                    if Self.isSerializationFailure(error) { continue }
+                    if error is DeadlinePassed || Self.isConnectionFailure(error) {
+                        if let number = try await committedNumber(ofToken: token) {
+                            return .committed(number: number, token: token)
+                        }
+                        throw LarderError(
+                            .commitOutcomeUnknown,
+                            "the connection to the primary broke (or the primary stopped answering) after the commit was sent, and whether it was made could not be found out; if it was, the replica shows it once it reaches the primary again",
+                            operation: "commit", underlying: Self.describe(error))
+                    }
+                    throw Self.failure(error, operation: "commit", configuration: configuration)
                 }
-                throw Self.failure(error, operation: "commit", configuration: configuration)
             }
         }
     }
 
-    /// Finds out whether the commit sent with `token` was made, after its connection broke.
-    private func outcome(ofToken token: String, after failure: any Error) async throws -> CommitOutcome {
-        var binds = PostgresBindings()
-        binds.append(token)
+    /// Ends the transaction open on the connection without committing it; a connection where
+    /// that fails is dropped (its transaction ends with it).
+    private func rollBack() async {
+        guard let connection, !connection.isClosed else { return }
         do {
-            let number = try await runCollecting(PostgresQuery(unsafeSQL: sql.committedToken, binds: binds), operation: "commit") { rows in
-                var number: Int64?
-                for try await value in rows.decode(Int64.self) { number = value }
-                return number
-            }
-            if let number { return .committed(UInt64(number)) }
-        } catch {}
-        throw LarderError(
-            .commitOutcomeUnknown,
-            "the connection to the primary broke after the commit was sent, and whether it was made could not be found out; if it was, the replica shows it once it reaches the primary again",
-            operation: "commit", underlying: Self.describe(failure))
+            try await onConnection { connection, logger in _ = try await connection.query("ROLLBACK", logger: logger) }
+        } catch {
+            drop(connection)
+        }
     }
 
-    private func commitQuery(_ record: ReplicatedCommit, reads: ReadSet, position: UInt64, token: String) throws -> PostgresQuery {
-        var putCollections: [String] = [], putKeys: [String] = [], objects: [ByteBuffer] = [], metadata: [ByteBuffer] = [], hasMetadata: [Bool] = []
+    static func primaryLostCommits(_ position: UInt64) -> LarderError {
+        LarderError(.replicaMismatch, "the replica shows the primary's commit \(position), which the primary no longer has: the primary lost commits it had acknowledged (restored from an older backup?); call rebootstrap() to replace the replica's contents with the primary's", operation: "commit")
+    }
+
+    static func foreignHistory(_ position: UInt64) -> LarderError {
+        LarderError(.replicaMismatch, "the primary's commit \(position) is not the commit \(position) this replica applied: the primary's history is not the replica's (restored from an older backup and written since, or a failover that lost commits); call rebootstrap() to replace the replica's contents with the primary's", operation: "replicate")
+    }
+
+    /// The number of the commit sent with `token`, if the primary has it; `nil` when it has not
+    /// or cannot be asked (a new connection, within the request timeout).
+    private func committedNumber(ofToken token: String) async throws -> UInt64? {
+        var binds = PostgresBindings()
+        binds.append(token)
+        let query = PostgresQuery(unsafeSQL: sql.committedToken, binds: binds)
+        do {
+            return try await onConnection { connection, logger in
+                var number: Int64?
+                for try await value in try await connection.query(query, logger: logger).decode(Int64.self) { number = value }
+                return number.map(UInt64.init)
+            }
+        } catch {
+            return nil
+        }
+    }
+
+    private func commitQuery(_ record: ReplicatedCommit, reads: ReadSet, position: UInt64, positionToken: String?, token: String) throws -> PostgresQuery {        var putCollections: [String] = [], putKeys: [String] = [], objects: [ByteBuffer] = [], metadata: [ByteBuffer] = [], hasMetadata: [Bool] = []
         var removedCollections: [String] = [], removedKeys: [String] = []
         var writtenCollections: [String] = [], writtenKeys: [String] = []
         for row in record.rows {
@@ -270,6 +410,7 @@ actor PrimaryClient {
         shape.clears = !record.cleared.isEmpty
         shape.puts = !putKeys.isEmpty
         shape.removals = !removedKeys.isEmpty
+        shape.checksToken = positionToken != nil && position > 0
         var binds = PostgresBindings(capacity: 18)
         var placeholders: [CommitShape.Value: String] = [:]
         let encoded = try record.encoded()
@@ -294,6 +435,7 @@ actor PrimaryClient {
             case .writtenKeys: binds.append(writtenKeys); type = "text[]"
             case .record: binds.append(ByteBuffer(bytes: encoded)); type = "bytea"
             case .token: binds.append(token); type = "text"
+            case .positionToken: binds.append(positionToken ?? ""); type = "text"
             }
             let placeholder = "$\(binds.count)::\(type)"
             placeholders[value] = placeholder
@@ -314,43 +456,50 @@ actor PrimaryClient {
         var binds = PostgresBindings()
         binds.append(Int64(position))
         binds.append(Int64(limit))
-        return try await runCollecting(PostgresQuery(unsafeSQL: sql.commitsAfter, binds: binds), operation: "follow") { rows in
+        return try await statement(PostgresQuery(unsafeSQL: sql.commitsAfter, binds: binds), operation: "follow") { rows in
             var result = Commits(commits: [], head: 0, retainedFrom: 1)
-            for try await (number, record, head, retainedFrom) in rows.decode((Int64?, ByteBuffer?, Int64, Int64).self) {
+            for try await (number, record, token, head, retainedFrom, tokenAtPosition) in rows.decode((Int64?, ByteBuffer?, String?, Int64, Int64, String?).self) {
                 result.head = UInt64(head)
                 result.retainedFrom = UInt64(retainedFrom)
-                if let number, let record { result.commits.append((UInt64(number), Array(buffer: record))) }
+                result.tokenAtPosition = tokenAtPosition
+                if let number, let record, let token { result.commits.append((UInt64(number), Array(buffer: record), token)) }
             }
             return result
         }
     }
 
-    /// Every object of the primary and the commit they are as of, read in one snapshot.
-    func snapshot() async throws -> (position: UInt64, commit: ReplicatedCommit) {
-        let connection = try await connected()
+    /// Every object of the primary, and the commit (number and token) they are as of, read in
+    /// one snapshot, within ``PrimaryConfiguration/snapshotTimeout``.
+    func snapshot() async throws -> (position: UInt64, token: String?, commit: ReplicatedCommit) {
+        let headPosition = PostgresQuery(unsafeSQL: sql.headPosition), allObjects = PostgresQuery(unsafeSQL: sql.allObjects)
         do {
-            try await connection.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", logger: logger)
-            do {
-                var position: UInt64 = 0
-                for try await (_, number) in try await connection.query(PostgresQuery(unsafeSQL: sql.headPosition), logger: logger).decode((String, Int64).self) {
-                    position = UInt64(number)
+            return try await exclusively {
+                do {
+                    return try await onConnection(limit: configuration.snapshotTimeout) { connection, logger in
+                        try await connection.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", logger: logger)
+                        var position: UInt64 = 0
+                        var token: String?
+                        for try await (_, number, headToken) in try await connection.query(headPosition, logger: logger).decode((String, Int64, String?).self) {
+                            position = UInt64(number)
+                            token = headToken
+                        }
+                        var commit = ReplicatedCommit()
+                        commit.removedEverything = true
+                        let rows = try await connection.query(allObjects, logger: logger)
+                        for try await (collection, key, object, metadata) in rows.decode((String, String, ByteBuffer, ByteBuffer?).self) {
+                            commit.rows.append(ReplicatedCommit.Row(
+                                collection: collection, key: key, object: Array(buffer: object), metadata: metadata.map { Array(buffer: $0) },
+                                objectChanged: true, metadataChanged: metadata != nil))
+                        }
+                        try await connection.query("COMMIT", logger: logger)
+                        return (position, token, commit)
+                    }
+                } catch {
+                    await rollBack()
+                    throw error
                 }
-                var commit = ReplicatedCommit()
-                commit.removedEverything = true
-                let rows = try await connection.query(PostgresQuery(unsafeSQL: sql.allObjects), logger: logger)
-                for try await (collection, key, object, metadata) in rows.decode((String, String, ByteBuffer, ByteBuffer?).self) {
-                    commit.rows.append(ReplicatedCommit.Row(
-                        collection: collection, key: key, object: Array(buffer: object), metadata: metadata.map { Array(buffer: $0) },
-                        objectChanged: true, metadataChanged: metadata != nil))
-                }
-                try await connection.query("COMMIT", logger: logger)
-                return (position, commit)
-            } catch {
-                _ = try? await connection.query("ROLLBACK", logger: logger)
-                throw error
             }
         } catch {
-            if Self.isConnectionFailure(error) || connection.isClosed { self.connection = nil }
             throw Self.failure(error, operation: "bootstrap", configuration: configuration)
         }
     }
@@ -359,7 +508,7 @@ actor PrimaryClient {
     func prune(before retainedFrom: UInt64) async throws {
         var binds = PostgresBindings()
         binds.append(Int64(retainedFrom))
-        _ = try await runCollecting(PostgresQuery(unsafeSQL: sql.prune, binds: binds), operation: "prune") { _ in () }
+        _ = try await statement(PostgresQuery(unsafeSQL: sql.prune, binds: binds), operation: "prune") { _ in () }
     }
 
     // MARK: Errors
@@ -385,6 +534,9 @@ actor PrimaryClient {
     /// What the replica's caller sees of a failure of the primary: never the password.
     static func failure(_ error: any Error, operation: String, configuration: PrimaryConfiguration) -> LarderError {
         if let error = error as? LarderError { return error }
+        if let passed = error as? DeadlinePassed {
+            return LarderError(.primaryUnavailable, "the primary \(configuration) did not answer within \(passed.limit)", operation: operation)
+        }
         if let state = sqlState(error), !isConnectionFailure(error) {
             let message = (error as? PSQLError)?.serverInfo?[.message] ?? "refused"
             return LarderError(.primaryRefused, "the primary refused the statement (SQLSTATE \(state)): \(message)", operation: operation)

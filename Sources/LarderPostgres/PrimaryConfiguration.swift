@@ -31,11 +31,24 @@ public struct PrimaryConfiguration: Sendable, CustomStringConvertible {
     /// Whether the connection is encrypted (libpq's `sslmode`).
     public var tls: TLSMode
     /// The prefix of the primary's tables: `<prefix>_head`, `<prefix>_objects`, `<prefix>_log`
-    /// and `<prefix>_writes`. Letters, digits and `_`, starting with a letter; one prefix per
-    /// replicated store, so that one PostgreSQL database can hold several.
+    /// and `<prefix>_writes`. Lower-case letters, digits and `_`, starting with a letter, at most
+    /// 40 characters; one prefix per replicated store, so that one PostgreSQL database can hold
+    /// several. Upper-case letters are refused: PostgreSQL folds unquoted names to lower case,
+    /// so `Shop` and `shop` would name the same tables.
     public var tablePrefix: String
-    /// How long a connection attempt may take.
+    /// How long a connection attempt may take (10 s by default); after it the caller gets
+    /// ``LarderError/Code/primaryUnavailable``.
     public var connectTimeout: Duration
+    /// How long one exchange with the primary may take once connected: a statement and its
+    /// rows, a commit's `COMMIT`, a catch-up's fetch (10 s by default). A primary that does not
+    /// answer within it (stopped, frozen, cut off) gives ``LarderError/Code/primaryUnavailable``,
+    /// or ``LarderError/Code/commitOutcomeUnknown`` when a commit was sent and its outcome cannot
+    /// be found; the connection is dropped and made again by the next exchange. Loading a
+    /// snapshot of the primary's tables, which can be large, gets ``snapshotTimeout`` instead.
+    public var requestTimeout: Duration = .seconds(10)
+    /// How long loading a snapshot of the primary's tables may take (a replica that starts
+    /// empty or fell behind the retained log); 10 minutes by default.
+    public var snapshotTimeout: Duration = .seconds(600)
     /// Whether the engine has LISTEN/NOTIFY (PostgreSQL does; CockroachDB does not): each commit
     /// then notifies the replicas that follow. Without it they learn of commits by polling
     /// (``Replica/Configuration/pollInterval``).
@@ -56,21 +69,39 @@ public struct PrimaryConfiguration: Sendable, CustomStringConvertible {
 
     /// Reads a libpq connection URL: `postgresql://user:password@host:port/database?sslmode=…`
     /// (`postgres://` too). Missing parts take libpq's defaults: host `localhost`, port 5432,
-    /// user and database from ``environment(_:)``'s rules. Percent-escapes are decoded.
-    /// - Throws: ``LarderError/Code/invalidConfiguration`` for another scheme, a bad port or an
-    ///   unknown `sslmode`.
+    /// user and database from ``init(environment:tablePrefix:)``'s rules. Percent-escapes are decoded.
+    /// - Throws: ``LarderError/Code/invalidConfiguration`` for another scheme, a bad port, an
+    ///   unknown `sslmode`, or a malformed `%` escape (libpq refuses them too, rather than drop
+    ///   the part that holds one).
     public init(url: String, tablePrefix: String = "larder") throws {
         guard let components = URLComponents(string: url), let scheme = components.scheme,
               scheme == "postgresql" || scheme == "postgres" else {
             throw LarderError(.invalidConfiguration, "a primary's URL starts with postgresql:// (or postgres://)", operation: "PrimaryConfiguration")
         }
-        let defaults = PrimaryConfiguration.environment([:])
-        self.init(host: components.host.flatMap { $0.isEmpty ? nil : $0 } ?? "localhost",
+        // Foundation mends a malformed escape (it reads `%ZZ` as `%25ZZ`): check the text itself.
+        let bytes = Array(url.utf8)
+        for (offset, byte) in bytes.enumerated() where byte == UInt8(ascii: "%") {
+            let isHex = { (i: Int) in i < bytes.count && (bytes[i].isHexDigitASCII) }
+            guard isHex(offset + 1), isHex(offset + 2) else {
+                throw LarderError(.invalidConfiguration, "the primary's URL has a malformed % escape at character \(offset + 1) (write % as %25)", operation: "PrimaryConfiguration")
+            }
+        }
+        /// A part of the URL with its escapes decoded.
+        func decoded(_ part: String?, _ name: String) throws -> String? {
+            guard let part else { return nil }
+            guard let decoded = part.removingPercentEncoding else {
+                throw LarderError(.invalidConfiguration, "the primary's URL has a malformed % escape in its \(name) (write % as %25)", operation: "PrimaryConfiguration")
+            }
+            return decoded
+        }
+        let defaults = PrimaryConfiguration.defaults(from: [:])
+        let user = try decoded(components.percentEncodedUser, "user name")
+        let path = try decoded(String(components.percentEncodedPath.drop { $0 == "/" }), "database name")
+        self.init(host: try decoded(components.percentEncodedHost, "host").flatMap { $0.isEmpty ? nil : $0 } ?? "localhost",
                   port: components.port ?? 5432,
-                  username: components.user?.removingPercentEncoding ?? defaults.username,
-                  password: components.password?.removingPercentEncoding,
-                  database: String(components.path.drop { $0 == "/" }).removingPercentEncoding.flatMap { $0.isEmpty ? nil : $0 }
-                      ?? components.user ?? defaults.database,
+                  username: user ?? defaults.username,
+                  password: try decoded(components.percentEncodedPassword, "password"),
+                  database: path.flatMap { $0.isEmpty ? nil : $0 } ?? user ?? defaults.database,
                   tablePrefix: tablePrefix)
         if let port = components.port, !(1...65535).contains(port) {
             throw LarderError(.invalidConfiguration, "the primary's port \(port) is not between 1 and 65535", operation: "PrimaryConfiguration")
@@ -82,13 +113,33 @@ public struct PrimaryConfiguration: Sendable, CustomStringConvertible {
 
     /// The settings libpq reads from the environment: `PGHOST` (`localhost`), `PGPORT` (5432),
     /// `PGUSER` (the user running the program), `PGPASSWORD`, `PGDATABASE` (the user name) and
-    /// `PGSSLMODE` (`prefer`). An unknown `PGSSLMODE` is read as `require`: the safer guess.
+    /// `PGSSLMODE` (`prefer`).
+    /// - Throws: ``LarderError/Code/invalidConfiguration`` for a `PGPORT` that is not a port
+    ///   number or a `PGSSLMODE` libpq does not know (libpq refuses both).
+    public init(environment variables: [String: String] = ProcessInfo.processInfo.environment, tablePrefix: String = "larder") throws {
+        // Empty means unset, as in libpq.
+        if let port = variables["PGPORT"], !port.isEmpty, Int(port).map({ (1...65535).contains($0) }) != true {
+            throw LarderError(.invalidConfiguration, "PGPORT is \"\(port.prefix(40))\", not a port number between 1 and 65535", operation: "PrimaryConfiguration")
+        }
+        self = Self.defaults(from: variables, tablePrefix: tablePrefix)
+        if let mode = variables["PGSSLMODE"] { tls = try Self.tlsMode(mode) }
+    }
+
+    /// The settings libpq reads from the environment, with an unreadable `PGPORT` taken as 5432
+    /// and an unknown `PGSSLMODE` as `require`.
+    @available(*, deprecated, message: "use init(environment:tablePrefix:), which refuses a PGPORT or PGSSLMODE libpq would refuse")
     public static func environment(_ variables: [String: String] = ProcessInfo.processInfo.environment, tablePrefix: String = "larder") -> PrimaryConfiguration {
+        var configuration = defaults(from: variables, tablePrefix: tablePrefix)
+        configuration.tls = variables["PGSSLMODE"].map { (try? tlsMode($0)) ?? .require } ?? .prefer
+        return configuration
+    }
+
+    private static func defaults(from variables: [String: String], tablePrefix: String = "larder") -> PrimaryConfiguration {
         let user = variables["PGUSER"] ?? variables["USER"] ?? "postgres"
         return PrimaryConfiguration(
-            host: variables["PGHOST"] ?? "localhost", port: variables["PGPORT"].flatMap(Int.init) ?? 5432,
+            host: variables["PGHOST"].flatMap { $0.isEmpty ? nil : $0 } ?? "localhost", port: variables["PGPORT"].flatMap(Int.init) ?? 5432,
             username: user, password: variables["PGPASSWORD"], database: variables["PGDATABASE"] ?? user,
-            tls: variables["PGSSLMODE"].map { (try? tlsMode($0)) ?? .require } ?? .prefer, tablePrefix: tablePrefix)
+            tablePrefix: tablePrefix)
     }
 
     private static func tlsMode(_ mode: String) throws -> TLSMode {
@@ -105,14 +156,28 @@ public struct PrimaryConfiguration: Sendable, CustomStringConvertible {
         "postgresql://\(username)@\(host):\(port)/\(database) (tls: \(tls.rawValue), tables: \(tablePrefix)_*)"
     }
 
-    /// Refuses a table prefix that is not a plain SQL identifier.
+    /// Refuses a table prefix that is not a plain lower-case SQL identifier, and deadlines that
+    /// are not positive.
     func validated() throws -> PrimaryConfiguration {
-        let valid = tablePrefix.utf8.first.map { ($0 | 0x20) >= 0x61 && ($0 | 0x20) <= 0x7a } == true
-            && tablePrefix.utf8.allSatisfy { ($0 | 0x20) >= 0x61 && ($0 | 0x20) <= 0x7a || (0x30...0x39).contains($0) || $0 == 0x5f }
+        let lower: ClosedRange<UInt8> = 0x61...0x7a
+        let valid = tablePrefix.utf8.first.map { lower.contains($0) } == true
+            && tablePrefix.utf8.allSatisfy { lower.contains($0) || (0x30...0x39).contains($0) || $0 == 0x5f }
             && tablePrefix.utf8.count <= 40
         guard valid else {
-            throw LarderError(.invalidConfiguration, "the table prefix must be letters, digits and _, starting with a letter, at most 40 characters", operation: "Replica.open")
+            let folded = tablePrefix.utf8.contains { (0x41...0x5a).contains($0) }
+                ? "; PostgreSQL folds unquoted names to lower case, so \"\(tablePrefix)\" would name the tables of \"\(tablePrefix.lowercased())\": use that"
+                : ""
+            throw LarderError(.invalidConfiguration, "the table prefix must be lower-case letters, digits and _, starting with a letter, at most 40 characters\(folded)", operation: "Replica.open")
+        }
+        for (name, limit) in [("connectTimeout", connectTimeout), ("requestTimeout", requestTimeout), ("snapshotTimeout", snapshotTimeout)] where limit <= .zero {
+            throw LarderError(.invalidConfiguration, "the primary's \(name) must be positive", operation: "Replica.open")
         }
         return self
+    }
+}
+
+private extension UInt8 {
+    var isHexDigitASCII: Bool {
+        (0x30...0x39).contains(self) || (0x41...0x46).contains(self) || (0x61...0x66).contains(self)
     }
 }

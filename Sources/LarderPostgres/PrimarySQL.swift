@@ -51,7 +51,9 @@ struct PrimarySQL {
     ///   read: anything (`everything`), a collection read whole, a key read (or emptied the
     ///   key's collection: `key = ''` marks that), or emptied everything; `behind`: the log no
     ///   longer holds the commits after the position, so nothing can be checked; `ahead`: the
-    ///   position is past the primary's last commit (the primary lost commits).
+    ///   position is past the primary's last commit (the primary lost commits); `diverged`: the
+    ///   primary's commit at the replica's position is another commit than the one the replica
+    ///   applied there (its token differs: the primary's history is not the replica's).
     /// - `head`: takes the next commit number, only when none of those holds. Every commit
     ///   updates this one row, so under serializable isolation two commits that overlap fail one
     ///   of them (SQLSTATE 40001, sent again), and the numbers follow the order of the commits.
@@ -61,7 +63,11 @@ struct PrimarySQL {
     /// - `logged`: the commit under its number, with its token;
     /// - `notified`: tells the listening replicas, when the transaction commits.
     ///
-    /// Returns the commit number (null when not made), `hit`, `behind` and `ahead`.
+    /// Returns the commit number (null when not made), `hit`, `behind`, `ahead` and `diverged`.
+    ///
+    /// The statement runs inside an explicit serializable transaction whose `COMMIT` the client
+    /// awaits (``PrimaryClient/commit(_:reads:basedOn:)``): the number it returns is a commit
+    /// only once that `COMMIT` has completed.
     func commit(_ shape: CommitShape, bind: (CommitShape.Value) -> String) -> String {
         let position = bind(.position)
         var hits = ["EXISTS (SELECT 1 FROM \(log) l WHERE l.position > \(position) AND l.removed_everything)"]
@@ -78,18 +84,21 @@ struct PrimarySQL {
                     """)
             }
         }
+        let diverged = shape.checksToken
+            ? "EXISTS (SELECT 1 FROM \(log) l WHERE l.position = \(position) AND l.token <> \(bind(.positionToken)))"
+            : "false"
         var ctes = [
             """
             conflict AS (
               SELECT (\(position) + 1 < h.retained_from) AS behind, (\(position) > h.position) AS ahead,
-                     (\(hits.joined(separator: "\n OR "))) AS hit
+                     (\(hits.joined(separator: "\n OR "))) AS hit, \(diverged) AS diverged
               FROM \(head) h WHERE h.id = 1
             )
             """,
             """
             head AS (
               UPDATE \(head) SET position = position + 1
-              WHERE id = 1 AND NOT (SELECT hit OR behind OR ahead FROM conflict)
+              WHERE id = 1 AND NOT (SELECT hit OR behind OR ahead OR diverged FROM conflict)
               RETURNING position
             )
             """,
@@ -136,7 +145,7 @@ struct PrimarySQL {
         ctes.append("notified AS (\(notifies ? "SELECT pg_notify('\(channel)', position::text) AS sent FROM head" : "SELECT 1 AS sent FROM head"))")
         return "WITH " + ctes.joined(separator: ",\n") + """
 
-            SELECT (SELECT position FROM head), c.hit, c.behind, c.ahead, (SELECT count(*) FROM notified)
+            SELECT (SELECT position FROM head), c.hit, c.behind, c.ahead, c.diverged, (SELECT count(*) FROM notified)
             FROM conflict c
             """
     }
@@ -144,26 +153,33 @@ struct PrimarySQL {
     /// The commit with token $1, if it was made.
     var committedToken: String { "SELECT position FROM \(log) WHERE token = $1" }
 
-    /// Up to $2 commits after $1, in order, with the head: one row even when there are none.
+    /// Up to $2 commits after $1, in order, with their tokens, the head, and the token of the
+    /// commit at $1 (null when the log does not hold it): one row even when there are none.
     var commitsAfter: String {
         """
-        SELECT l.position, l.record, h.position, h.retained_from
+        SELECT l.position, l.record, l.token, h.position, h.retained_from,
+               (SELECT token FROM \(log) WHERE position = $1::bigint)
         FROM \(head) h LEFT JOIN LATERAL (
-          SELECT position, record FROM \(log) WHERE position > $1::bigint ORDER BY position LIMIT $2::bigint
+          SELECT position, record, token FROM \(log) WHERE position > $1::bigint ORDER BY position LIMIT $2::bigint
         ) l ON true
         WHERE h.id = 1
         ORDER BY l.position
         """
     }
 
-    var headPosition: String { "SELECT identity, position FROM \(head) WHERE id = 1" }
+    /// The primary's identity, its last commit, and that commit's token (null for none).
+    var headPosition: String {
+        "SELECT h.identity, h.position, (SELECT token FROM \(log) WHERE position = h.position) FROM \(head) h WHERE h.id = 1"
+    }
     var allObjects: String { "SELECT collection, key, object, metadata FROM \(objects)" }
 
     /// Forgets the commits before $1 (the log and the marks); keeps `retained_from` in step.
+    /// The log keeps the row of the commit just before $1: a replica at that commit checks its
+    /// token before it applies the next one.
     var prune: String {
         """
         WITH h AS (UPDATE \(head) SET retained_from = $1::bigint WHERE id = 1 AND retained_from < $1::bigint RETURNING retained_from),
-        l AS (DELETE FROM \(log) WHERE position < (SELECT retained_from FROM h))
+        l AS (DELETE FROM \(log) WHERE position < (SELECT retained_from - 1 FROM h))
         DELETE FROM \(writes) WHERE position < (SELECT retained_from FROM h)
         """
     }

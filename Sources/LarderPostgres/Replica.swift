@@ -52,6 +52,10 @@ public final class Replica: Sendable {
         public var retainedCommits = 100_000
         /// Where PostgresNIO logs (nothing by default). Larder's own messages hold no password.
         public var logger = Logger(label: "larder.postgres", factory: { _ in SwiftLogNoOpLogHandler() })
+        /// Told what happens to the replica as it happens (``ReplicaEvent``): failures of the
+        /// follower and of log trimming, which no caller sees, a history that is not the
+        /// primary's, snapshots loaded. Called on the replica's tasks: return quickly.
+        public var onEvent: (@Sendable (ReplicaEvent) -> Void)?
 
         /// The defaults above.
         public init() {}
@@ -71,6 +75,7 @@ public final class Replica: Sendable {
     private let listener: PrimaryClient
     private let following = Mutex<Following?>(nil)
     private let counters = Mutex(Statistics())
+    private let lastError = Mutex<LarderError?>(nil)
 
     /// What a replica has done since it was opened.
     public struct Statistics: Sendable, Equatable {
@@ -86,6 +91,12 @@ public final class Replica: Sendable {
         public var primaryTime: Duration = .zero
         /// Time the writes spent waiting, once committed, for the replica to show their commit.
         public var applyTime: Duration = .zero
+        /// Times the follower (or a trim of the primary's log) failed; the last failure is
+        /// ``Replica/lastFollowError``.
+        public var followErrors = 0
+        /// The number of the primary's last commit, as the replica last heard it (from a fetch,
+        /// a notification or its own commit).
+        public var primaryPosition: UInt64 = 0
     }
 
     private init(database: Database, primary: PrimaryConfiguration, identity: String, configuration: Configuration,
@@ -126,7 +137,7 @@ public final class Replica: Sendable {
             if state == nil {
                 try await database.write { txn in try txn.setReplicaState(ReplicaState(primary: identity, position: 0)) }
             }
-            let applier = ReplicaApplier(database: database, client: follower, primary: identity, position: state?.position ?? 0)
+            let applier = ReplicaApplier(database: database, client: follower, primary: identity, state: state)
             let replica = Replica(database: database, primary: primary, identity: identity, configuration: configuration,
                                   writer: writer, follower: follower, applier: applier)
             try await replica.catchUp()
@@ -150,16 +161,68 @@ public final class Replica: Sendable {
         counters.withLock { $0 }
     }
 
-    /// Applies every commit the primary has made so far.
-    /// - Throws: ``LarderError/Code/primaryUnavailable`` when the primary cannot be reached.
-    public func catchUp() async throws {
-        try await applier.catchUp()
-        await noteBootstraps()
+    /// The last failure of the replica's own work with the primary (following it, trimming its
+    /// log), which no caller sees; `nil` when there was none, or a catch-up succeeded since.
+    /// A ``LarderError/Code/replicaMismatch`` here stays until ``rebootstrap()``.
+    public var lastFollowError: LarderError? {
+        lastError.withLock { $0 }
     }
 
-    private func noteBootstraps() async {
-        let bootstraps = await applier.bootstraps
-        counters.withLock { $0.bootstraps = bootstraps }
+    /// Applies every commit the primary has made so far.
+    /// - Throws: ``LarderError/Code/primaryUnavailable`` when the primary cannot be reached;
+    ///   ``LarderError/Code/replicaMismatch`` when the primary's history is not the replica's
+    ///   (see ``rebootstrap()``).
+    public func catchUp() async throws {
+        do {
+            try await applier.catchUp()
+            lastError.withLock { $0 = nil }
+        } catch {
+            await noteFailure(error)
+            throw error
+        }
+        await noteProgress()
+    }
+
+    /// Replaces the replica's contents with a snapshot of the primary's tables and follows the
+    /// primary again: the way out of a ``LarderError/Code/replicaMismatch``.
+    ///
+    /// A replica refuses to follow a primary whose history is not its own (a primary restored
+    /// from an older backup and written since, a failover that lost commits): what it shows
+    /// that the primary does not have would be lost, so it waits for the program to decide.
+    /// Everything the replica showed is replaced; observers see one changeset for it.
+    /// - Throws: ``LarderError/Code/primaryUnavailable``; what writing the store throws.
+    public func rebootstrap() async throws {
+        try await applier.rebootstrap()
+        lastError.withLock { $0 = nil }
+        await noteProgress()
+    }
+
+    private func noteProgress() async {
+        let (bootstraps, position) = (await applier.bootstraps, await applier.position)
+        let loaded = counters.withLock { counters in
+            defer {
+                counters.bootstraps = bootstraps
+                counters.primaryPosition = max(counters.primaryPosition, position)
+            }
+            return bootstraps > counters.bootstraps
+        }
+        if loaded { configuration.onEvent?(.bootstrapped(position: position)) }
+    }
+
+    /// Records a failure of work no caller waits for (or a divergence), and tells ``Configuration/onEvent``.
+    private func noteFailure(_ error: any Error) async {
+        guard let error = error as? LarderError, error.code != .databaseClosed else { return }
+        let diverged = error.code == .replicaMismatch
+        let first = lastError.withLock { last in
+            defer { last = error }
+            return last?.code != .replicaMismatch
+        }
+        counters.withLock { $0.followErrors += 1 }
+        if diverged {
+            if first { configuration.onEvent?(.diverged(error)) }
+        } else {
+            configuration.onEvent?(.followFailed(error))
+        }
     }
 
     /// Runs `body` in a write transaction of the replica and commits what it did on the
@@ -169,34 +232,52 @@ public final class Replica: Sendable {
     /// something the closure read, the replica applies it and runs the closure again. Keep its
     /// effects inside the transaction. A closure that throws or calls
     /// ``ReadWriteTransaction/rollback()`` commits nothing; one that changes nothing sends nothing.
+    /// The write returns only once PostgreSQL has committed the transaction (its `COMMIT`
+    /// completed): an acknowledged write is on the primary.
     /// - Throws: what `body` throws; ``LarderError/Code/writeConflict`` after
     ///   ``Configuration/maxAttempts`` conflicts; ``LarderError/Code/primaryUnavailable`` when the
-    ///   primary cannot be reached (nothing was written); ``LarderError/Code/commitOutcomeUnknown``
-    ///   when the connection broke while the commit was made.
+    ///   primary cannot be reached or does not answer within
+    ///   ``PrimaryConfiguration/requestTimeout`` before the commit is sent (nothing was written);
+    ///   ``LarderError/Code/commitOutcomeUnknown`` when the connection broke (or the deadline
+    ///   passed) once the commit was sent and its outcome could not be found (the replica shows
+    ///   it later if it was made); ``LarderError/Code/replicaMismatch`` when the primary's
+    ///   history is not the replica's (see ``rebootstrap()``).
     public func write<R: Sendable>(_ body: @escaping @Sendable (ReadWriteTransaction) throws -> R) async throws -> R {
         let clock = ContinuousClock()
         for _ in 0..<max(1, configuration.maxAttempts) {
             let started = clock.now
+            if let divergence = await applier.divergence { throw divergence }
             let rehearsal = try await database.write { txn -> Rehearsal<R> in
                 txn.startRecordingReads()
-                let position = try txn.replicaState()?.position ?? 0
+                let state = try txn.replicaState()
+                let (position, token) = (state?.position ?? 0, state?.token)
                 let value = try body(txn)
-                if txn.wasRolledBack { return Rehearsal(value: value, commit: nil, reads: ReadSet(), position: position) }
+                if txn.wasRolledBack { return Rehearsal(value: value, commit: nil, reads: ReadSet(), position: position, token: token) }
                 let commit = try txn.replicatedCommit()
                 let reads = txn.recordedReads
                 txn.rollback()
-                return Rehearsal(value: value, commit: commit.isEmpty ? nil : commit, reads: reads, position: position)
+                return Rehearsal(value: value, commit: commit.isEmpty ? nil : commit, reads: reads, position: position, token: token)
             }
             let rehearsed = clock.now
             counters.withLock { $0.closureTime += rehearsed - started }
             guard let commit = rehearsal.commit else { return rehearsal.value }
-            let outcome = try await writer.commit(commit, reads: rehearsal.reads, basedOn: rehearsal.position)
+            let outcome: PrimaryClient.CommitOutcome
+            do {
+                outcome = try await writer.commit(commit, reads: rehearsal.reads, basedOn: rehearsal.position, positionToken: rehearsal.token)
+            } catch let error as LarderError where error.code == .replicaMismatch {
+                await applier.stop(error)
+                await noteFailure(error)
+                throw error
+            }
             let answered = clock.now
             counters.withLock { $0.primaryTime += answered - rehearsed }
             switch outcome {
-            case .committed(let number):
-                counters.withLock { $0.commits += 1 }
-                try await applier.catchUp(through: number, own: (number, commit))
+            case .committed(let number, let token):
+                counters.withLock {
+                    $0.commits += 1
+                    $0.primaryPosition = max($0.primaryPosition, number)
+                }
+                try await applier.catchUp(through: number, own: (number, commit, token))
                 counters.withLock { $0.applyTime += clock.now - answered }
                 await trimLog(after: number)
                 return rehearsal.value
@@ -213,7 +294,11 @@ public final class Replica: Sendable {
         let retained = UInt64(max(1, configuration.retainedCommits))
         let step = max(1, min(retained / 4, 1024))
         guard number > retained, number % step == 0 else { return }
-        try? await writer.prune(before: number - retained + 1)
+        do {
+            try await writer.prune(before: number - retained + 1)
+        } catch {
+            await noteFailure(error)
+        }
     }
 
     // MARK: Following
@@ -241,10 +326,18 @@ public final class Replica: Sendable {
                     guard let self, !Task.isCancelled else { break }
                     // A commit this replica made is applied by its write, usually before the
                     // notification comes: then there is nothing to fetch.
-                    if let commit {
-                        try? await self.applier.catchUp(through: commit)
-                    } else {
-                        try? await self.catchUp()
+                    do {
+                        if let commit {
+                            self.counters.withLock { $0.primaryPosition = max($0.primaryPosition, commit) }
+                            try await self.applier.catchUp(through: commit)
+                            self.lastError.withLock { $0 = nil }
+                            await self.noteProgress()
+                        } else {
+                            try await self.catchUp()
+                        }
+                    } catch {
+                        // catchUp() noted its own failure.
+                        if commit != nil { await self.noteFailure(error) }
                     }
                 }
                 group.cancelAll()
@@ -342,5 +435,6 @@ public final class Replica: Sendable {
         var commit: ReplicatedCommit?
         var reads: ReadSet
         var position: UInt64
+        var token: String?
     }
 }

@@ -379,16 +379,162 @@ struct ReplicaTests {
         await a.close()
     }
 
+    /// The primary's four tables, copied aside (a backup) and put back (a restore).
+    static func backUp(_ primary: Primary, as name: String) throws {
+        let tables = ["head", "objects", "log", "writes"]
+        _ = try primary.server.psql(tables.map { "CREATE TABLE \(name)_\($0) AS SELECT * FROM larder_\($0);" }.joined(), database: primary.configuration.database)
+    }
+
+    static func restore(_ primary: Primary, from name: String) throws {
+        let tables = ["head", "objects", "log", "writes"]
+        _ = try primary.server.psql(
+            "BEGIN;" + tables.map { "DELETE FROM larder_\($0); INSERT INTO larder_\($0) SELECT * FROM \(name)_\($0);" }.joined() + "COMMIT;",
+            database: primary.configuration.database)
+    }
+
+    @Test func aPrimaryRestoredFromAnOlderBackupAndWrittenPastTheReplicaIsRefusedUntilRebootstrap() async throws {
+        let primary = try Primary()
+        defer { primary.removeFiles() }
+        let events = Mutex<[String]>([])
+        var configuration = Replica.Configuration()
+        configuration.follows = false
+        configuration.onEvent = { event in
+            events.withLock {
+                switch event {
+                case .diverged(let error): $0.append("diverged \(error.code)")
+                case .followFailed(let error): $0.append("followFailed \(error.code)")
+                case .bootstrapped(let position): $0.append("bootstrapped \(position)")
+                @unknown default: $0.append("other")
+                }
+            }
+        }
+        let a = try await Replica.open(at: primary.directory.appendingPathComponent("a").path, primary: primary.configuration, configuration: configuration)
+        for i in 0..<3 { try await a.write { try $0.setObject(i, forKey: "k\(i)", inCollection: "c") } }
+        try Self.backUp(primary, as: "backup")
+        for i in 3..<5 { try await a.write { try $0.setObject(i, forKey: "k\(i)", inCollection: "c") } }
+        #expect(try a.position == 5)
+
+        // The primary is restored to commit 3, then another replica writes four commits: the
+        // primary's log now reaches 7, past the 5 that `a` shows, with other commits at 4 and 5.
+        try Self.restore(primary, from: "backup")
+        let b = try await primary.open("b", follows: false)
+        for i in 0..<4 { try await b.write { try $0.setObject(100 + i, forKey: "other\(i)", inCollection: "c") } }
+        #expect(try b.position == 7)
+
+        let caught = await #expect(throws: LarderError.self) { try await a.catchUp() }
+        #expect(caught?.code == .replicaMismatch, "\(String(describing: caught))")
+        #expect(a.lastFollowError?.code == .replicaMismatch)
+        // Writes are refused too (the primary checks the token at the replica's position), and
+        // the replica keeps what it shows: nothing of the foreign history was applied.
+        let write = await #expect(throws: LarderError.self) { try await a.write { try $0.setObject(9, forKey: "k9", inCollection: "c") } }
+        #expect(write?.code == .replicaMismatch)
+        #expect(try a.position == 5)
+        #expect(try await a.database.read { try $0.keys(inCollection: "c") } == ["k0", "k1", "k2", "k3", "k4"])
+        #expect(events.withLock { $0 }.filter { $0.hasPrefix("diverged") } == ["diverged replicaMismatch"])
+
+        // The program decides: the replica takes the primary's contents and follows it again.
+        try await a.rebootstrap()
+        #expect(a.lastFollowError == nil)
+        #expect(try a.position == 7)
+        #expect(try Self.contents(of: a) == Self.contents(of: b))
+        #expect(events.withLock { $0 }.contains("bootstrapped 7"))
+        try await a.write { try $0.setObject(10, forKey: "k10", inCollection: "c") }
+        try await b.catchUp()
+        #expect(try Self.contents(of: a) == Self.contents(of: b))
+        await a.close()
+        await b.close()
+    }
+
+    @Test func aReplicaThatIsNotWritingDetectsAForeignHistoryWhenItFollows() async throws {
+        // The check that follows commits, without a write of its own: `b` fetched commits 1-2,
+        // the primary is restored to 1 and written again by `a`.
+        let primary = try Primary()
+        defer { primary.removeFiles() }
+        let a = try await primary.open("a", follows: false)
+        let b = try await primary.open("b", follows: false)
+        try await a.write { try $0.setObject(1, forKey: "one", inCollection: "c") }
+        try Self.backUp(primary, as: "backup")
+        try await a.write { try $0.setObject(2, forKey: "two", inCollection: "c") }
+        try await b.catchUp()
+        #expect(try b.position == 2)
+        try Self.restore(primary, from: "backup")
+        await a.close()
+        let fresh = try await primary.open("fresh", follows: false)
+        for i in 0..<3 { try await fresh.write { try $0.setObject(i, forKey: "again\(i)", inCollection: "c") } }
+        let error = await #expect(throws: LarderError.self) { try await b.catchUp() }
+        #expect(error?.code == .replicaMismatch)
+        #expect(try await b.database.read { try $0.keys(inCollection: "c") } == ["one", "two"])
+        await b.close()
+        await fresh.close()
+    }
+
+    @Test func aFrozenPrimaryGivesAnErrorWithinTheDeadlineAndReadsGoOn() async throws {
+        let server = try PrivatePostgresServer.start(name: "larder-freeze")
+        defer {
+            server.thaw()
+            server.destroy()
+        }
+        let primary = try Primary(server: server)
+        defer { primary.removeFiles() }
+        var settings = primary.configuration
+        settings.requestTimeout = .seconds(1)
+        settings.connectTimeout = .seconds(1)
+        var configuration = Replica.Configuration()
+        configuration.pollInterval = .milliseconds(100)
+        let a = try await Replica.open(at: primary.directory.appendingPathComponent("a").path, primary: settings, configuration: configuration)
+        try await a.write { try $0.setObject(1, forKey: "before", inCollection: "values") }
+
+        server.freeze()
+        // The write must end with an error while the server is still frozen; the test thaws it
+        // after 60 s whatever happens, so that a hang fails the test instead of the run.
+        let thawedByTimer = Mutex(false)
+        let thawing = Task {
+            try await Task.sleep(for: .seconds(60))
+            thawedByTimer.withLock { $0 = true }
+            server.thaw()
+        }
+        let frozenWrite = await #expect(throws: LarderError.self) {
+            try await a.write { try $0.setObject(2, forKey: "during", inCollection: "values") }
+        }
+        #expect(!thawedByTimer.withLock { $0 }, "the write returned only once the server was thawed")
+        #expect(frozenWrite?.code == .primaryUnavailable || frozenWrite?.code == .commitOutcomeUnknown, "\(String(describing: frozenWrite))")
+        // A second write, on a new connection to a server that accepts it and says nothing.
+        let second = await #expect(throws: LarderError.self) {
+            try await a.write { try $0.setObject(3, forKey: "during2", inCollection: "values") }
+        }
+        #expect(second?.code == .primaryUnavailable, "\(String(describing: second))")
+        let caught = await #expect(throws: LarderError.self) { try await a.catchUp() }
+        #expect(caught?.code == .primaryUnavailable)
+        #expect(try await a.database.read { try $0.object(forKey: "before", inCollection: "values", as: Int.self) } == 1)
+
+        thawing.cancel()
+        server.thaw()
+        var written = false
+        for _ in 0..<100 where !written {
+            do {
+                try await a.write { try $0.setObject(4, forKey: "after", inCollection: "values") }
+                written = true
+            } catch let error as LarderError where error.code == .primaryUnavailable || error.code == .commitOutcomeUnknown {
+                try await Task.sleep(for: .milliseconds(100))
+            }
+        }
+        #expect(written)
+        #expect(try await a.database.read { try $0.object(forKey: "after", inCollection: "values", as: Int.self) } == 4)
+        await a.close()
+    }
+
     @Test func badTablePrefixesAndKeysWithNulAreRefusedAndWriteNothing() async throws {
         let primary = try Primary()
         defer { primary.removeFiles() }
-        for prefix in ["", "1abc", "a-b", "a;drop", String(repeating: "a", count: 41)] {
+        // "ScaleCase" would name the tables of "scalecase": PostgreSQL folds unquoted names.
+        for prefix in ["", "1abc", "a-b", "a;drop", String(repeating: "a", count: 41), "ScaleCase", "shopA"] {
             var configuration = primary.configuration
             configuration.tablePrefix = prefix
             let error = await #expect(throws: LarderError.self) {
                 try await Replica.open(at: primary.directory.appendingPathComponent("bad").path, primary: configuration)
             }
             #expect(error?.code == .invalidConfiguration, "prefix \(prefix)")
+            if prefix == "ScaleCase" { #expect(error?.message.contains("\"scalecase\"") == true, "\(String(describing: error))") }
         }
         let a = try await primary.open("a")
         let error = await #expect(throws: LarderError.self) {

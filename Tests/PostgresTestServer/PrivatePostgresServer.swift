@@ -184,6 +184,33 @@ public final class PrivatePostgresServer: @unchecked Sendable {
         if let watchdog { Watchdog.end(watchdog) }
     }
 
+    // MARK: - Freezing
+
+    /// Stops every process of the server with SIGSTOP (the postmaster and its backends): it
+    /// keeps its connections and answers nothing, as a frozen machine or a network partition
+    /// would. ``thaw()`` lets it go on. Does nothing when it is not running.
+    public func freeze() { signalEveryProcess(SIGSTOP) }
+
+    /// Lets a server stopped by ``freeze()`` go on (SIGCONT).
+    public func thaw() { signalEveryProcess(SIGCONT) }
+
+    private func signalEveryProcess(_ signal: Int32) {
+        guard let postmaster = Self.postmasterPID(in: dataDirectory) else { return }
+        var processes: [pid_t] = [postmaster]
+        // The backends are the postmaster's children: field 4 of /proc/<pid>/stat.
+        for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
+            guard let pid = pid_t(entry),
+                let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+                let end = stat.range(of: ") ", options: .backwards)
+            else { continue }
+            let fields = stat[end.upperBound...].split(separator: " ")
+            if fields.count > 1, pid_t(fields[1]) == postmaster { processes.append(pid) }
+        }
+        // Children first when stopping (none runs on after its parent stopped), the postmaster
+        // first when going on.
+        for pid in signal == SIGSTOP ? processes.reversed() : processes { kill(pid, signal) }
+    }
+
     // MARK: - SQL
 
     /// Runs `sql` with `psql -At` (unaligned, tuples only; `ON_ERROR_STOP`) as `larder` over TCP,

@@ -26,6 +26,10 @@
 //       "acked"/`k-<pid>-<i>` to i and prints `ack k-<pid>-<i>` once it returned. On
 //       `.primaryUnavailable` or `.commitOutcomeUnknown` it waits 50 ms and goes on.
 //
+//   larder-replica-helper bank <store-path> <primary-url> <seconds> <accounts> <seed>
+//       The Jepsen-style bank (Bank.swift): random transfers with a log row each, while the
+//       test injects faults into the primary; prints `ack`, `fail` or `unknown <id>` per write.
+//
 //   larder-replica-helper bench [--quick]
 //       Starts a private PostgreSQL server of its own and measures replica reads against a plain
 //       store, a one-put replica write against the same write straight through postgres-nio,
@@ -51,6 +55,13 @@ case "transfers":
         seconds: argument(arguments, 3, "seconds") { Double($0) },
         accountCount: argument(arguments, 4, "accounts") { Int($0).flatMap { $0 >= 2 ? $0 : nil } },
         seed: argument(arguments, 5, "seed") { UInt64($0) })
+case "bank":
+    guard arguments.count == 6 else { usage("bank <store-path> <primary-url> <seconds> <accounts> <seed>") }
+    await runBank(
+        path: arguments[1], url: arguments[2],
+        seconds: argument(arguments, 3, "seconds") { Double($0) },
+        accountCount: argument(arguments, 4, "accounts") { Int($0).flatMap { $0 >= 2 ? $0 : nil } },
+        seed: argument(arguments, 5, "seed") { UInt64($0) })
 case "increments":
     guard arguments.count == 4 else { usage("increments <store-path> <primary-url> <count>") }
     await runIncrements(path: arguments[1], url: arguments[2], count: argument(arguments, 3, "count") { Int($0).flatMap { $0 >= 0 ? $0 : nil } })
@@ -61,6 +72,6 @@ case "bench":
     guard arguments.count == 1 || (arguments.count == 2 && arguments[1] == "--quick") else { usage("bench [--quick]") }
     await runBench(quick: arguments.count == 2)
 default:
-    usage("unknown command \(arguments.first ?? "(none)"); commands: transfers, increments, writer-until-killed, bench")
+    usage("unknown command \(arguments.first ?? "(none)"); commands: transfers, bank, increments, writer-until-killed, bench")
 }
 exit(0)

@@ -10,7 +10,7 @@ import Testing
 /// Adds 10 to Alice's balance through the primary at `url`, with the replica kept at `path`.
 func deposit(primaryURL url: String, replicaPath path: String) async throws -> Int? {
     // libpq's settings: a URL ("postgresql://app:secret@db.internal:5432/app?sslmode=require"),
-    // or PrimaryConfiguration.environment() for PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE.
+    // or PrimaryConfiguration(environment:) for PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE.
     let primary = try PrimaryConfiguration(url: url)
     let replica = try await Replica.open(at: path, primary: primary)
 
@@ -47,10 +47,27 @@ struct ScalingOutSamples {
         #expect(url.host == "db.internal" && url.port == 6543 && url.username == "app" && url.password == "s@cret" && url.database == "shop")
         #expect(url.tls == .require)
         #expect(!url.description.contains("cret"))
-        let environment = PrimaryConfiguration.environment(["PGHOST": "h", "PGPORT": "7000", "PGUSER": "u", "PGPASSWORD": "p", "PGSSLMODE": "disable"])
+        let environment = try PrimaryConfiguration(environment: ["PGHOST": "h", "PGPORT": "7000", "PGUSER": "u", "PGPASSWORD": "p", "PGSSLMODE": "disable"])
         #expect(environment.host == "h" && environment.port == 7000 && environment.username == "u" && environment.password == "p")
         #expect(environment.database == "u" && environment.tls == .disable)
         #expect(throws: LarderError.self) { try PrimaryConfiguration(url: "mysql://x@y/z") }
         #expect(throws: LarderError.self) { try PrimaryConfiguration(url: "postgresql://x@y/z?sslmode=sometimes") }
+    }
+
+    @Test func settingsLibpqWouldRefuseAreRefused() throws {
+        // A malformed escape used to drop the password (or the user, the database) silently.
+        for url in ["postgresql://app:s%ZZcret@db/shop", "postgresql://a%G1pp:secret@db/shop", "postgresql://app:secret@db/sh%op"] {
+            let error = try #require(throws: LarderError.self) { try PrimaryConfiguration(url: url) }
+            #expect(error.code == .invalidConfiguration && error.message.contains("% escape"), "\(url): \(error)")
+            #expect(!error.description.contains("cret"))
+        }
+        // A PGPORT that is not a port used to become 5432.
+        for port in ["notaport", "0", "70000", "54 32"] {
+            let error = try #require(throws: LarderError.self) { try PrimaryConfiguration(environment: ["PGPORT": port, "PGUSER": "u"]) }
+            #expect(error.code == .invalidConfiguration && error.message.contains("PGPORT"), "PGPORT=\(port): \(error)")
+        }
+        #expect(throws: LarderError.self) { try PrimaryConfiguration(environment: ["PGSSLMODE": "sometimes", "PGUSER": "u"]) }
+        #expect(try PrimaryConfiguration(environment: ["PGUSER": "u"]).port == 5432)
+        #expect(try PrimaryConfiguration(environment: ["PGUSER": "u", "PGPORT": ""]).port == 5432)  // empty is unset, as in libpq
     }
 }

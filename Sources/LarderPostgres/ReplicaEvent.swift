@@ -1,0 +1,19 @@
+import Larder
+
+/// Something that happened to a replica that no caller of its methods sees, told to
+/// ``Replica/Configuration/onEvent`` as it happens.
+///
+/// New cases may be added in later versions: give a `switch` over them a `default`.
+public enum ReplicaEvent: Sendable {
+    /// Following the primary (a catch-up the replica made by itself) or trimming its log failed;
+    /// the replica tries again at the next notification or poll. Also in
+    /// ``Replica/lastFollowError``.
+    case followFailed(LarderError)
+    /// The primary's history is not the replica's (``LarderError/Code/replicaMismatch``): the
+    /// replica stopped following and refuses writes until ``Replica/rebootstrap()``. Told once
+    /// per divergence.
+    case diverged(LarderError)
+    /// The replica's contents were replaced by a snapshot of the primary's tables, as of this
+    /// commit of the primary (it was empty, behind what the log holds, or rebootstrapped).
+    case bootstrapped(position: UInt64)
+}
