@@ -167,10 +167,20 @@ actor PrimaryClient {
     /// Runs `work` on the connection (made if there is none) within `limit` (the request
     /// timeout by default). A broken connection, or one that did not answer in time, is dropped,
     /// to be made again by the next exchange. Errors come as PostgresNIO's or ``DeadlinePassed``.
+    ///
+    /// With `pinned`, the work runs on that connection or not at all (a transaction's later
+    /// statements: on another connection, `COMMIT` would find no transaction and succeed).
     private func onConnection<T: Sendable>(
-        limit: Duration? = nil, _ work: @escaping @Sendable (PostgresConnection, Logger) async throws -> T
+        pinned: PostgresConnection? = nil, limit: Duration? = nil,
+        _ work: @escaping @Sendable (PostgresConnection, Logger) async throws -> T
     ) async throws -> T {
-        let connection = try await connected()
+        let connection: PostgresConnection
+        if let pinned {
+            guard !pinned.isClosed, pinned === self.connection else { throw ConnectionLost() }
+            connection = pinned
+        } else {
+            connection = try await connected()
+        }
         let logger = self.logger
         do {
             return try await Deadline.run(limit ?? configuration.requestTimeout) { try await work(connection, logger) }
@@ -180,6 +190,11 @@ actor PrimaryClient {
             }
             throw error
         }
+    }
+
+    /// The connection a transaction began on broke before the transaction ended.
+    private struct ConnectionLost: Error, CustomStringConvertible {
+        var description: String { "the connection the transaction began on was closed" }
     }
 
     /// Forgets `connection` (closing it) if it is the current one.
@@ -276,8 +291,15 @@ actor PrimaryClient {
             var brokenBeforeCommit = 0
             while true {
                 let decision: Decision
+                // Every statement of the transaction goes to the connection it began on.
+                let connection: PostgresConnection
                 do {
-                    decision = try await onConnection { connection, logger in
+                    connection = try await connected()
+                } catch {
+                    throw Self.failure(error, operation: "commit", configuration: configuration)
+                }
+                do {
+                    decision = try await onConnection(pinned: connection) { connection, logger in
                         try await connection.query("BEGIN ISOLATION LEVEL SERIALIZABLE", logger: logger)
                         var decision = Decision.conflict
                         for try await (number, hit, behind, ahead, foreign, _) in try await connection.query(query, logger: logger)
@@ -296,7 +318,7 @@ actor PrimaryClient {
                     }
                 } catch {
                     // COMMIT was not sent: nothing was committed.
-                    await rollBack()
+                    await rollBack(connection)
                     if Self.isSerializationFailure(error) { continue }
                     if error is DeadlinePassed || Self.isConnectionFailure(error) {
                         // A terminated backend, a restart: once more on a new connection.
@@ -306,7 +328,7 @@ actor PrimaryClient {
                     throw Self.failure(error, operation: "commit", configuration: configuration)
                 }
                 guard case .made(let number) = decision else {
-                    await rollBack()
+                    await rollBack(connection)
                     switch decision {
                     case .conflict: return .conflict
                     case .behind: return .behind
@@ -315,10 +337,16 @@ actor PrimaryClient {
                     }
                 }
                 do {
-                    try await onConnection { connection, logger in
+                    try await onConnection(pinned: connection) { connection, logger in
                         _ = try await connection.query("COMMIT", logger: logger)
                     }
                     return .committed(number: number, token: token)
+                } catch is ConnectionLost {
+                    // The connection closed before COMMIT was sent: the server ends the
+                    // transaction without committing it.
+                    brokenBeforeCommit += 1
+                    if brokenBeforeCommit < 3 { continue }
+                    throw LarderError(.primaryUnavailable, "the connection to the primary \(configuration) broke before the commit was sent", operation: "commit")
                 } catch {
                     // A serialization failure at COMMIT rolled the transaction back: retry.
                     if Self.isSerializationFailure(error) { continue }
@@ -337,12 +365,12 @@ actor PrimaryClient {
         }
     }
 
-    /// Ends the transaction open on the connection without committing it; a connection where
+    /// Ends the transaction open on `connection` without committing it; a connection where
     /// that fails is dropped (its transaction ends with it).
-    private func rollBack() async {
-        guard let connection, !connection.isClosed else { return }
+    private func rollBack(_ connection: PostgresConnection) async {
+        guard !connection.isClosed, connection === self.connection else { return }
         do {
-            try await onConnection { connection, logger in _ = try await connection.query("ROLLBACK", logger: logger) }
+            try await onConnection(pinned: connection) { connection, logger in _ = try await connection.query("ROLLBACK", logger: logger) }
         } catch {
             drop(connection)
         }
@@ -474,8 +502,9 @@ actor PrimaryClient {
         let headPosition = PostgresQuery(unsafeSQL: sql.headPosition), allObjects = PostgresQuery(unsafeSQL: sql.allObjects)
         do {
             return try await exclusively {
+                let connection = try await connected()
                 do {
-                    return try await onConnection(limit: configuration.snapshotTimeout) { connection, logger in
+                    return try await onConnection(pinned: connection, limit: configuration.snapshotTimeout) { connection, logger in
                         try await connection.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", logger: logger)
                         var position: UInt64 = 0
                         var token: String?
@@ -495,7 +524,7 @@ actor PrimaryClient {
                         return (position, token, commit)
                     }
                 } catch {
-                    await rollBack()
+                    await rollBack(connection)
                     throw error
                 }
             }

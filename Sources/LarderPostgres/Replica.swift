@@ -233,7 +233,11 @@ public final class Replica: Sendable {
     /// effects inside the transaction. A closure that throws or calls
     /// ``ReadWriteTransaction/rollback()`` commits nothing; one that changes nothing sends nothing.
     /// The write returns only once PostgreSQL has committed the transaction (its `COMMIT`
-    /// completed): an acknowledged write is on the primary.
+    /// completed): an acknowledged write is on the primary. It returns once the replica shows
+    /// the commit too, except when the primary becomes unreachable between its commit and the
+    /// replica's fetch of the commits before it: the write was made, so it returns, and the
+    /// replica shows it when it reaches the primary again (``lastFollowError`` says why it
+    /// does not yet; ``position`` tells).
     /// - Throws: what `body` throws; ``LarderError/Code/writeConflict`` after
     ///   ``Configuration/maxAttempts`` conflicts; ``LarderError/Code/primaryUnavailable`` when the
     ///   primary cannot be reached or does not answer within
@@ -277,7 +281,7 @@ public final class Replica: Sendable {
                     $0.commits += 1
                     $0.primaryPosition = max($0.primaryPosition, number)
                 }
-                try await applier.catchUp(through: number, own: (number, commit, token))
+                await showOwnCommit(number, commit: commit, token: token)
                 counters.withLock { $0.applyTime += clock.now - answered }
                 await trimLog(after: number)
                 return rehearsal.value
@@ -287,6 +291,29 @@ public final class Replica: Sendable {
             }
         }
         throw LarderError(.writeConflict, "the write conflicted with other replicas' commits on each of its \(configuration.maxAttempts) attempts", operation: "Replica.write")
+    }
+
+    /// Brings the replica to its own commit `number`, which the primary has made. Applying it
+    /// can need the commits before it, fetched from the primary; when that fails (the primary
+    /// went away just after it committed), the write has still been made, and must not look
+    /// as if it had not: it returns, the failure is noted (``lastFollowError``, an event), and
+    /// the replica shows the commit once it reaches the primary again. Tries a few times first,
+    /// for up to one request timeout, so that the writer reads its write in all but that case.
+    private func showOwnCommit(_ number: UInt64, commit: ReplicatedCommit, token: String) async {
+        let giveUp = ContinuousClock.now + primary.requestTimeout
+        var pause = Duration.milliseconds(20)
+        while true {
+            do {
+                try await applier.catchUp(through: number, own: (number, commit, token))
+                return
+            } catch {
+                await noteFailure(error)
+                let code = (error as? LarderError)?.code
+                guard code == .primaryUnavailable, ContinuousClock.now + pause < giveUp else { return }
+                try? await Task.sleep(for: pause)
+                pause = min(pause * 2, .milliseconds(500))
+            }
+        }
     }
 
     /// Every so many commits, the writer trims the primary's log to ``Configuration/retainedCommits``.

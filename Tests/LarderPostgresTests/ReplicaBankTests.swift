@@ -29,6 +29,9 @@ struct ReplicaBankTests {
         var unknownMade = 0
         var faults: [String: Int] = [:]
         var commits: UInt64 = 0
+        var lost = 0
+        var appeared = 0
+        var differences = 0
     }
 
     @Test("processes make transfers while backends are terminated and the primary restarts: no acknowledged transfer is lost, none refused appears, every replica equals the primary")
@@ -43,9 +46,12 @@ struct ReplicaBankTests {
             total.unknown += result.unknown
             total.unknownMade += result.unknownMade
             total.commits += result.commits
+            total.lost += result.lost
+            total.appeared += result.appeared
+            total.differences += result.differences
             total.faults.merge(result.faults, uniquingKeysWith: +)
         }
-        print("replica bank: \(rounds) rounds of \(seconds) s: \(total.acknowledged) transfers acknowledged, \(total.refused) refused, \(total.unknown) with unknown outcome (\(total.unknownMade) of them made); faults \(total.faults.sorted { $0.key < $1.key }); \(total.commits) commits; 0 lost, 0 differences")
+        print("replica bank: \(rounds) rounds of \(seconds) s: \(total.acknowledged) transfers acknowledged, \(total.refused) refused, \(total.unknown) with unknown outcome (\(total.unknownMade) of them made); faults \(total.faults.sorted { $0.key < $1.key }); \(total.commits) commits; \(total.lost) acknowledged transfers lost, \(total.appeared) refused ones on the primary, \(total.differences) rows differing between a replica and the primary")
     }
 
     static func runRound(_ round: Int, seconds: Int, processes count: Int) async throws -> Round {
@@ -112,7 +118,9 @@ struct ReplicaBankTests {
         let transferIDs = Set(primaryRows.keys.filter { $0.collection == "transfers" }.map(\.key))
         let lost = acknowledged.subtracting(transferIDs)
         #expect(lost.isEmpty, "round \(round): \(lost.count) acknowledged transfers are not on the primary, e.g. \(lost.sorted().prefix(5))")
+        result.lost = lost.count
         let appeared = refused.intersection(transferIDs)
+        result.appeared = appeared.count
         #expect(appeared.isEmpty, "round \(round): \(appeared.count) transfers whose write failed are on the primary, e.g. \(appeared.sorted().prefix(5))")
         let strangers = transferIDs.subtracting(acknowledged).subtracting(unknown)
         #expect(strangers.isEmpty, "round \(round): \(strangers.count) transfers no process wrote, e.g. \(strangers.sorted().prefix(5))")
@@ -138,6 +146,7 @@ struct ReplicaBankTests {
             }
             #expect(position == primaryHead, "round \(round), \(name): at commit \(position), the primary at \(primaryHead)")
             let differences = Set(rows.keys).symmetricDifference(primaryRows.keys).count + rows.filter { primaryRows[$0.key] != $0.value }.count
+            result.differences += differences
             #expect(differences == 0, "round \(round), \(name): \(differences) rows differ from the primary's tables")
             var expected = Dictionary(uniqueKeysWithValues: (0..<accounts).map { ("acct-\($0)", 100) })
             for transfer in transfers {
