@@ -32,6 +32,8 @@ actor PrimaryClient {
         /// The token of the primary's commit at the position asked after; `nil` when the log
         /// does not hold that commit (position 0, pruned, or past the head).
         var tokenAtPosition: String?
+        /// The primary's identity (made with its tables).
+        var identity: String
     }
 
     let configuration: PrimaryConfiguration
@@ -485,8 +487,9 @@ actor PrimaryClient {
         binds.append(Int64(position))
         binds.append(Int64(limit))
         return try await statement(PostgresQuery(unsafeSQL: sql.commitsAfter, binds: binds), operation: "follow") { rows in
-            var result = Commits(commits: [], head: 0, retainedFrom: 1)
-            for try await (number, record, token, head, retainedFrom, tokenAtPosition) in rows.decode((Int64?, ByteBuffer?, String?, Int64, Int64, String?).self) {
+            var result = Commits(commits: [], head: 0, retainedFrom: 1, identity: "")
+            for try await (number, record, token, head, retainedFrom, tokenAtPosition, identity) in rows.decode((Int64?, ByteBuffer?, String?, Int64, Int64, String?, String).self) {
+                result.identity = identity
                 result.head = UInt64(head)
                 result.retainedFrom = UInt64(retainedFrom)
                 result.tokenAtPosition = tokenAtPosition
@@ -565,6 +568,24 @@ actor PrimaryClient {
         if let error = error as? LarderError { return error }
         if let passed = error as? DeadlinePassed {
             return LarderError(.primaryUnavailable, "the primary \(configuration) did not answer within \(passed.limit)", operation: operation)
+        }
+        if let error = error as? PSQLError {
+            // Settings the server turned down are not an outage: say which.
+            switch error.code {
+            case .authMechanismRequiresPassword:
+                return LarderError(.invalidConfiguration, "the primary \(configuration) asks for a password and the configuration has none (add it to the URL or set PGPASSWORD)", operation: operation)
+            case .unsupportedAuthMechanism, .saslError:
+                return LarderError(.invalidConfiguration, "the primary \(configuration) asks for an authentication method PostgresNIO does not support, or the exchange failed", operation: operation, underlying: describe(error))
+            case .sslUnsupported:
+                return LarderError(.invalidConfiguration, "the primary \(configuration) does not offer TLS, which the configuration requires (sslmode=require); enable TLS on the server or choose sslmode=prefer", operation: operation)
+            default:
+                break
+            }
+            if let state = error.serverInfo?[.sqlState], state.hasPrefix("28") {
+                // Class 28: invalid authorization (a wrong password, an unknown user, pg_hba.conf).
+                let message = error.serverInfo?[.message] ?? "authentication failed"
+                return LarderError(.invalidConfiguration, "the primary \(configuration) refused the login (SQLSTATE \(state)): \(message)", operation: operation)
+            }
         }
         if let state = sqlState(error), !isConnectionFailure(error) {
             let message = (error as? PSQLError)?.serverInfo?[.message] ?? "refused"

@@ -153,12 +153,13 @@ struct PrimarySQL {
     /// The commit with token $1, if it was made.
     var committedToken: String { "SELECT position FROM \(log) WHERE token = $1" }
 
-    /// Up to $2 commits after $1, in order, with their tokens, the head, and the token of the
-    /// commit at $1 (null when the log does not hold it): one row even when there are none.
+    /// Up to $2 commits after $1, in order, with their tokens, the head, the token of the
+    /// commit at $1 (null when the log does not hold it) and the primary's identity: one row
+    /// even when there are none.
     var commitsAfter: String {
         """
         SELECT l.position, l.record, l.token, h.position, h.retained_from,
-               (SELECT token FROM \(log) WHERE position = $1::bigint)
+               (SELECT token FROM \(log) WHERE position = $1::bigint), h.identity
         FROM \(head) h LEFT JOIN LATERAL (
           SELECT position, record, token FROM \(log) WHERE position > $1::bigint ORDER BY position LIMIT $2::bigint
         ) l ON true

@@ -56,6 +56,14 @@ public final class Replica: Sendable {
         /// follower and of log trimming, which no caller sees, a history that is not the
         /// primary's, snapshots loaded. Called on the replica's tasks: return quickly.
         public var onEvent: (@Sendable (ReplicaEvent) -> Void)?
+        /// Whether ``Replica/open(at:primary:configuration:)`` opens a replica that has followed
+        /// the primary before even when the primary cannot be reached (on by default): reads
+        /// then show the replica's last position, writes throw
+        /// ``LarderError/Code/primaryUnavailable``, and the replica follows once the primary is
+        /// back (it checks that the primary is the same one, with the same history). Off, the
+        /// open throws ``LarderError/Code/primaryUnavailable``. A new replica always needs the
+        /// primary.
+        public var opensOffline = true
 
         /// The defaults above.
         public init() {}
@@ -95,8 +103,13 @@ public final class Replica: Sendable {
         /// ``Replica/lastFollowError``.
         public var followErrors = 0
         /// The number of the primary's last commit, as the replica last heard it (from a fetch,
-        /// a notification or its own commit).
+        /// a notification or its own commit). The replica lags by this minus ``Replica/position``
+        /// commits, as far as it knows.
         public var primaryPosition: UInt64 = 0
+        /// When the replica last heard from the primary (a catch-up or a commit that succeeded);
+        /// `nil` when it has not since it was opened. The replica shows everything the primary
+        /// had committed up to about then.
+        public var lastPrimaryContact: Date?
     }
 
     private init(database: Database, primary: PrimaryConfiguration, identity: String, configuration: Configuration,
@@ -112,7 +125,9 @@ public final class Replica: Sendable {
     }
 
     /// Opens (or makes) the replica at `path` of the store on `primary`, making the primary's
-    /// tables if they are missing, and brings it up to the primary's last commit.
+    /// tables if they are missing, and brings it up to the primary's last commit. A replica that
+    /// has followed the primary before opens without it too (see
+    /// ``Configuration/opensOffline``).
     /// - Throws: ``LarderError/Code/replicaMismatch`` when the store at `path` holds data of its
     ///   own or replicates another primary; ``LarderError/Code/primaryUnavailable``; what opening
     ///   the store throws.
@@ -122,13 +137,22 @@ public final class Replica: Sendable {
         let writer = PrimaryClient(configuration: primary, logger: configuration.logger)
         let follower = PrimaryClient(configuration: primary, logger: configuration.logger)
         do {
-            let identity = try await writer.prepareSchema()
             let state = try await database.read { txn -> ReplicaState? in
                 if let state = try txn.replicaState() { return state }
                 guard try txn.numberOfKeysInAllCollections() == 0 else {
                     throw LarderError(.replicaMismatch, "the store holds data of its own, so it cannot become a replica; give the replica a new path", operation: "Replica.open", path: path)
                 }
                 return nil
+            }
+            let identity: String
+            var offline = false
+            do {
+                identity = try await writer.prepareSchema()
+            } catch let error as LarderError where error.code == .primaryUnavailable && configuration.opensOffline && state != nil {
+                // A replica that has followed this primary before holds a full copy as of its
+                // position: it serves reads while the primary is away, and follows once it is back.
+                identity = state!.primary
+                offline = true
             }
             if let state, state.primary != identity {
                 throw LarderError(.replicaMismatch, "the store replicates another primary (\(state.primary), not \(identity)); give the replica a new path", operation: "Replica.open", path: path)
@@ -140,7 +164,11 @@ public final class Replica: Sendable {
             let applier = ReplicaApplier(database: database, client: follower, primary: identity, state: state)
             let replica = Replica(database: database, primary: primary, identity: identity, configuration: configuration,
                                   writer: writer, follower: follower, applier: applier)
-            try await replica.catchUp()
+            if offline {
+                await replica.noteFailure(LarderError(.primaryUnavailable, "opened without the primary \(primary), which could not be reached: reads show commit \(state?.position ?? 0) until it is back", operation: "Replica.open"))
+            } else {
+                try await replica.catchUp()
+            }
             if configuration.follows { replica.startFollowing() }
             return replica
         } catch {
@@ -199,10 +227,12 @@ public final class Replica: Sendable {
 
     private func noteProgress() async {
         let (bootstraps, position) = (await applier.bootstraps, await applier.position)
+        let now = Date()
         let loaded = counters.withLock { counters in
             defer {
                 counters.bootstraps = bootstraps
                 counters.primaryPosition = max(counters.primaryPosition, position)
+                counters.lastPrimaryContact = now
             }
             return bootstraps > counters.bootstraps
         }
@@ -277,9 +307,11 @@ public final class Replica: Sendable {
             counters.withLock { $0.primaryTime += answered - rehearsed }
             switch outcome {
             case .committed(let number, let token):
+                let now = Date()
                 counters.withLock {
                     $0.commits += 1
                     $0.primaryPosition = max($0.primaryPosition, number)
+                    $0.lastPrimaryContact = now
                 }
                 await showOwnCommit(number, commit: commit, token: token)
                 counters.withLock { $0.applyTime += clock.now - answered }

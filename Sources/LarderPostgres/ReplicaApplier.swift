@@ -61,6 +61,10 @@ actor ReplicaApplier {
                 continue
             }
             let batch = try await client.commits(after: position, limit: 256)
+            guard batch.identity == primary else {
+                // A replica opened without its primary meets, when it comes back, another one.
+                throw diverged(LarderError(.replicaMismatch, "the primary's tables are another primary's now (\(batch.identity), not \(primary)): they were made again; give the replica a new path", operation: "replicate"))
+            }
             guard batch.head >= position else { throw diverged(PrimaryClient.primaryLostCommits(position)) }
             if let token, let theirs = batch.tokenAtPosition, theirs != token {
                 throw diverged(PrimaryClient.foreignHistory(position))

@@ -49,6 +49,7 @@ struct CheckCommand: ParsableCommand {
                 JSONMember("extensions", .array(extensions.map {
                     .object([JSONMember("name", .string($0.name)), JSONMember("verified", .bool(false)), JSONMember("reason", .string(reason))])
                 })),
+                JSONMember("compactLeftovers", .array(CompactLeftover.find(beside: store.path).map(CompactLeftover.json))),
             ]))
         } else {
             say("verified \(count(report.pagesChecked, "page")) of the data file")
@@ -60,6 +61,7 @@ struct CheckCommand: ParsableCommand {
             for problem in report.problems { say("problem: \(problem)") }
             if report.problemCount > report.problems.count { say("… and \(report.problemCount - report.problems.count) more problems") }
             for record in extensions { say("extension \(record.name) (\(record.kind)) not verified: \(reason)") }
+            for leftover in CompactLeftover.find(beside: store.path) { say("compact copy: " + leftover.summary) }
             say(report.isConsistent ? "structure: consistent" : "structure: \(report.problemCount) problem\(report.problemCount == 1 ? "" : "s")")
         }
         if !report.isConsistent { throw CommandFailure(.checkFailed, "the check found \(report.problemCount) problem\(report.problemCount == 1 ? "" : "s")") }

@@ -20,7 +20,9 @@ struct CompactCommand: ParsableCommand {
             when another process has it open, and while it swaps the files no other process can \
             open it (an open fails instead of using the old file). If any process wrote to the \
             store during the copy, compact leaves the store as it was and says so. After a \
-            failure the store is unchanged and no copy is left behind.
+            failure the store is unchanged and no copy is left behind; a copy left by a \
+            compaction that was killed (<store>.compacting-<pid>, its process gone) is removed \
+            by the next compact, and info and check mention it.
             """)
 
     @OptionGroup var store: StoreArgument
@@ -29,6 +31,10 @@ struct CompactCommand: ParsableCommand {
     func run() throws {
         let paths = try StoreFiles(store.path)
         try StoreOpenCheck.refuseIfOpen(paths.dataFile, path: store.path)
+        // A killed compact leaves its copy behind; the next one removes it (never a live one's).
+        for leftover in CompactLeftover.removeDead(beside: store.path) where !json {
+            say("removed \(leftover.path) (\(byteCount(leftover.bytes))), left by a compaction that did not finish")
+        }
         let sizeBefore = Self.size(of: paths.dataFile)
         let snapshot = try copy(to: paths)
         do {

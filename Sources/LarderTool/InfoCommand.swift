@@ -18,6 +18,7 @@ struct InfoCommand: ParsableCommand {
             (try db.statistics(), try CollectionsCommand.counts(db), try db.recordedExtensions())
         }
         let readers = ReadersCommand.otherReaders(db)
+        let leftovers = CompactLeftover.find(beside: store.path)
         if json {
             sayJSON(.object([
                 JSONMember("path", .string(db.path)),
@@ -36,6 +37,7 @@ struct InfoCommand: ParsableCommand {
                 JSONMember("collections", CollectionsCommand.json(collections)),
                 JSONMember("readers", .array(readers.map(ReadersCommand.json))),
                 JSONMember("extensions", .array(extensions.map(Self.json))),
+                JSONMember("compactLeftovers", .array(leftovers.map(CompactLeftover.json))),
             ]))
             return
         }
@@ -60,6 +62,7 @@ struct InfoCommand: ParsableCommand {
             if record.isStale { line += "  (stale: rebuilt at its next registration)" }
             say(line)
         }
+        for leftover in leftovers { say("compact copy: " + leftover.summary) }
     }
 
     /// A name in double quotes, whole (an empty collection shows as `""`).

@@ -40,10 +40,11 @@
 //       verification first). Prints its byte count ("none" when missing) and exits 0, or prints
 //       the LarderError code and exits 3.
 //
-//   larder-test-helper read-all <path>
+//   larder-test-helper read-all <path> [pages|full]
 //       Opens the store and reads every object of every collection, its metadata and the
-//       statistics, with the library and no page verification. Prints the number of objects
-//       read and exits 0, or prints the LarderError code and exits 3.
+//       statistics, with the library: with no verification, or with the open's verification
+//       (`Configuration.verification`) `pages` or `full`. Prints the number of objects read and
+//       exits 0, or prints the LarderError code and exits 3.
 //
 //   larder-test-helper grow <path> <megabytes>
 //       Opens the store with a 1 MiB initial map and writes <megabytes> MiB of 64 KiB values
@@ -238,9 +239,11 @@ case "read" where arguments.count == 5:
     } catch {
         fail("read failed: \(error)")
     }
-case "read-all" where arguments.count == 3:
+case "read-all" where arguments.count == 3 || (arguments.count == 4 && ["pages", "full"].contains(arguments[3])):
     do {
-        let db = try Database(path: arguments[2])
+        var configuration = Database.Configuration()
+        if arguments.count == 4 { configuration.verification = arguments[3] == "full" ? .full : .pages }
+        let db = try Database(path: arguments[2], configuration: configuration)
         _ = try db.statistics()
         let count = try db.read { txn in
             var count = 0

@@ -523,6 +523,68 @@ struct ReplicaTests {
         await a.close()
     }
 
+    @Test func aReplicaOpensAndServesReadsWhileThePrimaryIsDownAndFollowsWhenItReturns() async throws {
+        let server = try PrivatePostgresServer.start(name: "larder-offline")
+        defer { server.destroy() }
+        let primary = try Primary(server: server)
+        defer { primary.removeFiles() }
+        var settings = primary.configuration
+        settings.connectTimeout = .seconds(2)
+        let path = primary.directory.appendingPathComponent("a").path
+        var configuration = Replica.Configuration()
+        configuration.pollInterval = .milliseconds(100)
+        var a = try await Replica.open(at: path, primary: settings, configuration: configuration)
+        try await a.write { try $0.setObject(1, forKey: "before", inCollection: "values") }
+        await a.close()
+
+        try server.stop()
+        a = try await Replica.open(at: path, primary: settings, configuration: configuration)
+        #expect(try a.position == 1)
+        #expect(try await a.database.read { try $0.object(forKey: "before", inCollection: "values", as: Int.self) } == 1)
+        #expect(a.lastFollowError?.code == .primaryUnavailable)
+        #expect(a.statistics.lastPrimaryContact == nil)
+        let write = await #expect(throws: LarderError.self) { try await a.write { try $0.setObject(2, forKey: "during", inCollection: "values") } }
+        #expect(write?.code == .primaryUnavailable)
+        // Off, or for a store that never followed the primary, the open needs the primary.
+        var strict = configuration
+        strict.opensOffline = false
+        let refused = await #expect(throws: LarderError.self) { try await Replica.open(at: path + "-strict", primary: settings, configuration: strict) }
+        #expect(refused?.code == .primaryUnavailable)
+        let new = await #expect(throws: LarderError.self) { try await Replica.open(at: path + "-new", primary: settings, configuration: configuration) }
+        #expect(new?.code == .primaryUnavailable)
+
+        try server.start()
+        let b = try await primary.open("b")
+        try await b.write { try $0.setObject(3, forKey: "after", inCollection: "values") }
+        #expect(try await Self.eventually { try await a.database.read { try $0.hasObject(forKey: "after", inCollection: "values") } })
+        #expect(a.lastFollowError == nil)
+        #expect(a.statistics.lastPrimaryContact != nil)
+        try await a.write { try $0.setObject(4, forKey: "back", inCollection: "values") }
+        try await b.catchUp()
+        #expect(try Self.contents(of: a) == Self.contents(of: b))
+        await a.close()
+        await b.close()
+    }
+
+    @Test func aMissingOrWrongPasswordAndAnUnavailableTLSModeSayWhatTheyAre() async throws {
+        let primary = try Primary()
+        defer { primary.removeFiles() }
+        var noPassword = primary.configuration
+        noPassword.password = nil
+        var wrongPassword = primary.configuration
+        wrongPassword.password = "not-the-password"
+        var tls = primary.configuration
+        tls.tls = .require  // the private server has no TLS
+        for (name, configuration, says) in [("no password", noPassword, "has none"), ("a wrong password", wrongPassword, "refused the login"), ("TLS required", tls, "does not offer TLS")] {
+            let error = await #expect(throws: LarderError.self) {
+                try await Replica.open(at: primary.directory.appendingPathComponent("bad-\(name)").path, primary: configuration)
+            }
+            #expect(error?.code == .invalidConfiguration, "\(name): \(String(describing: error))")
+            #expect(error?.message.contains(says) == true, "\(name): \(String(describing: error))")
+            #expect(error?.description.contains("not-the-password") == false)
+        }
+    }
+
     @Test func badTablePrefixesAndKeysWithNulAreRefusedAndWriteNothing() async throws {
         let primary = try Primary()
         defer { primary.removeFiles() }

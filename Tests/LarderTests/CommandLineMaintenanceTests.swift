@@ -120,6 +120,38 @@ struct CommandLineMaintenanceTests {
         #expect(try CLI.succeed(["get", path, "numbers", "after"]) == "1\n")
     }
 
+    @Test func aCopyLeftByAKilledCompactIsReportedAndRemovedByTheNextButALiveOnesIsKept() throws {
+        let directory = TemporaryDirectory()
+        let path = try makeStore(directory)
+        // A process that has ended: its number is free (the kernel reuses numbers only after
+        // it has gone round them all).
+        let ended = Process()
+        ended.executableURL = URL(fileURLWithPath: "/bin/true")
+        try ended.run()
+        ended.waitUntilExit()
+        let deadCopy = path + ".compacting-\(ended.processIdentifier)"
+        let liveCopy = path + ".compacting-\(getpid())"
+        for copy in [deadCopy, liveCopy] {
+            try FileManager.default.createDirectory(atPath: copy, withIntermediateDirectories: false)
+            try FileManager.default.copyItem(atPath: path + "/data.mdb", toPath: copy + "/data.mdb")
+        }
+        defer { try? FileManager.default.removeItem(atPath: liveCopy) }
+
+        let info = try CLI.succeed(["info", path])
+        #expect(info.contains("compact copy: \(deadCopy)") && info.contains("ended without finishing"), "\(info)")
+        #expect(info.contains("compact copy: \(liveCopy)") && info.contains("still running"), "\(info)")
+        let check = try CLI.succeed(["check", path])
+        #expect(check.contains("compact copy: \(deadCopy)"), "\(check)")
+        let leftovers = try #require((try CLI.json(["info", path, "--json"]) as? [String: Any])?["compactLeftovers"] as? [[String: Any]])
+        #expect(Set(leftovers.compactMap { $0["path"] as? String }) == [deadCopy, liveCopy])
+
+        let compacted = try CLI.succeed(["compact", path])
+        #expect(compacted.contains("removed \(deadCopy)"), "\(compacted)")
+        #expect(!FileManager.default.fileExists(atPath: deadCopy), "the dead process's copy is still there")
+        #expect(FileManager.default.fileExists(atPath: liveCopy + "/data.mdb"), "a live process's copy was removed")
+        #expect(try CLI.succeed(["info", path]).contains("compact copy: \(deadCopy)") == false)
+    }
+
     @Test func compactWorksOnASingleFileStore() throws {
         let directory = TemporaryDirectory()
         let path = directory.file("store.larder")

@@ -11,8 +11,9 @@ import Darwin
 
 /// Seeded random damage to copies of a sample store, and every reading command of the tool run
 /// on each copy as a child process: none may die by a signal, `check` exits 0 or 4, the others
-/// exit 0 or with one clear `larder:` line. The library itself, with no page verification
-/// first, runs on each copy too (`larder-test-helper read-all`); its figures are printed.
+/// exit 0 or with one clear `larder:` line. The library itself runs on each copy too
+/// (`larder-test-helper read-all`): with the open's verification (`pages` and `full`) it must
+/// never die by a signal; with none its figures are printed.
 ///
 /// Quick mode: 30 copies. `LARDER_FULL=1`: 1,000 copies (about 4 minutes on two cores).
 /// `LARDER_CORRUPTION_SEED` replays a run's damage (the store's commit times differ),
@@ -118,6 +119,7 @@ struct CorruptionLoopTests {
         ]
         var tallies: [String: Tally] = [:]
         var library = Tally()
+        var verifiedTallies: [String: Tally] = [:]
         var libraryCrashes: [String: Int] = [:]
         var perKind: [Damage: Int] = [:]
         var undetected: [Damage: Int] = [:]
@@ -152,6 +154,20 @@ struct CorruptionLoopTests {
                     #expect(lines.count == 1 && lines[0].hasPrefix("larder: "), "\(context)")
                 }
             }
+            // The library with the open's verification: promised never to die, whatever the damage.
+            for level in ["pages", "full"] {
+                let verified = try Corruption.helper(["read-all", path, level])
+                if let signal = verified.signal {
+                    if let keep = Self.keep {
+                        try? FileManager.default.copyItem(atPath: path + "/data.mdb", toPath: keep + "/copy-\(copy)-\(kind)-verified-\(level).mdb")
+                    }
+                    Issue.record("the library with verification \(level) died by signal \(signal): copy \(copy) (\(kind), seed \(seed)): \(verified.standardError.prefix(300))")
+                    verifiedTallies[level, default: Tally()].signals[signal, default: 0] += 1
+                } else {
+                    verifiedTallies[level, default: Tally()].statuses[verified.status, default: 0] += 1
+                    #expect(verified.status == 0 || verified.status == 3, "copy \(copy) (\(kind), seed \(seed)): read-all \(level): \(verified.standardError.prefix(300))")
+                }
+            }
             let read = try Corruption.helper(["read-all", path])
             if let signal = read.signal {
                 library.signals[signal, default: 0] += 1
@@ -175,6 +191,7 @@ struct CorruptionLoopTests {
         print("corruption loop: check found nothing in: " + Damage.allCases.map { "\($0.rawValue) \(undetected[$0] ?? 0)" }.joined(separator: ", "))
         for command in commands { print("corruption loop: larder \(command.name): \(describe(tallies[command.name] ?? Tally()))") }
         print("corruption loop: library without verification (read-all): \(describe(library))")
+        for level in ["pages", "full"] { print("corruption loop: library with verification \(level) (read-all \(level)): \(describe(verifiedTallies[level] ?? Tally()))") }
         for (line, count) in libraryCrashes.sorted(by: { $0.value > $1.value }) { print("corruption loop: library crash ×\(count): \(line)") }
     }
 }

@@ -42,6 +42,47 @@ struct HistoryTests {
         var values: [String: [String: [Data?]]]?
     }
 
+    // MARK: The log's size
+
+    @Test func theChangeLogIsCappedByItsBytesAsWellAsByItsCommits() throws {
+        let directory = TemporaryDirectory()
+        var configuration = Self.withValues
+        let limit = 256 * 1024
+        configuration.changeLogByteLimit = limit
+        let db = try Database(path: directory.file("store"), configuration: configuration)
+        // A connection whose cache holds k0 from before the log dropped what changed it.
+        try db.write { try $0.setObject("first", forKey: "k0", inCollection: "big") }
+        let behind = db.newConnection()
+        #expect(try behind.read { try $0.object(forKey: "k0", inCollection: "big", as: String.self) } == "first")
+        // 100 commits of a 20 KB value each: 2 MB of values with history, far past the limit,
+        // far under the 1,000 commits the count allows.
+        let value = String(repeating: "x", count: 20_000)
+        for i in 0..<100 {
+            try db.write { try $0.setObject(value + String(i), forKey: "k\(i % 5)", inCollection: "big") }
+        }
+        let statistics = try db.statistics()
+        #expect(statistics.changeLogEntries >= 1 && statistics.changeLogEntries < 50, "\(statistics.changeLogEntries) entries kept")
+        let log = try #require(try db.databaseStatistics().first { $0.name == "log" })
+        let pageSize = 4096
+        // Within the limit, give or take the entry that must stay and the tree's branch pages.
+        #expect(log.pages * pageSize <= limit + 32 * 1024, "the log takes \(log.pages) pages")
+        // The newest commits are still there, with their values.
+        let history = try db.read { try $0.history(ofObjectAt: YapDB.Index(collection: "big", key: "k4")) }
+        #expect(history.first?.commit == 101 && history.first?.isValueKnown == true, "\(history.prefix(2))")
+        // The connection that fell behind what the log keeps starts over: no stale value.
+        #expect(try behind.read { try $0.object(forKey: "k0", inCollection: "big", as: String.self) } == value + "95")
+
+        // Without a byte limit the count alone caps it: every commit is kept.
+        var uncapped = Self.withValues
+        uncapped.changeLogByteLimit = nil
+        let other = try Database(path: directory.file("uncapped"), configuration: uncapped)
+        for i in 0..<100 { try other.write { try $0.setObject(value + String(i), forKey: "k\(i % 5)", inCollection: "big") } }
+        #expect(try other.statistics().changeLogEntries == 100)
+        var zero = Database.Configuration()
+        zero.changeLogByteLimit = 0
+        #expect(throws: LarderError.self) { try Database(path: directory.file("zero"), configuration: zero) }
+    }
+
     // MARK: Commit times
 
     @Test func everyCommitIsStampedWithItsTimeInOrder() throws {

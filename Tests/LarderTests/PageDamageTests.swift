@@ -134,6 +134,58 @@ struct PageDamageTests {
         #expect(try Corruption.read(dataFile) == bytes)  // nothing was written
     }
 
+    /// `Configuration.verification`: the library itself refuses a damaged store at open, with
+    /// `corrupted`, instead of letting LMDB assert later; `.full` also refuses changed value
+    /// bytes inside sound pages (with checksums on); sound, new and empty stores open.
+    @Test func theOpensVerificationRefusesDamageBeforeAnythingReadsIt() throws {
+        let directory = TemporaryDirectory()
+        let (store, dataFile) = try Self.sampleStore(directory)
+        var pages = Database.Configuration()
+        pages.verification = .pages
+        var full = Database.Configuration()
+        full.verification = .full
+        for configuration in [pages, full] {
+            let db = try Database(path: store, configuration: configuration)
+            #expect(try db.read { try $0.numberOfKeys(inCollection: "items") } == Corruption.itemCount - 30)
+        }
+        var bytes = try Corruption.read(dataFile)
+        for page in Corruption.leafPages(bytes, keyPrefix: Array("items\u{0}k150".utf8)) {
+            bytes.replaceSubrange((page * Corruption.pageSize)..<((page + 1) * Corruption.pageSize), with: repeatElement(0, count: Corruption.pageSize))
+        }
+        try Corruption.write(bytes, to: dataFile)
+        for configuration in [pages, full] {
+            let error = try #require(throws: LarderError.self) { try Database(path: store, configuration: configuration) }
+            #expect(error.code == .corrupted && error.message.contains("damaged"), "\(error)")
+        }
+        #expect(try Corruption.read(dataFile) == bytes)  // nothing was written
+
+        // A value changed inside a sound page: pages cannot see it, the full check can.
+        var checksummed = Database.Configuration()
+        checksummed.checksumsValues = true
+        let valueStore = directory.file("values")
+        do {
+            let db = try Database(path: valueStore, configuration: checksummed)
+            try db.write { try $0.setObject("a needle in the file", forKey: "k", inCollection: "c") }
+        }
+        var valueBytes = try Corruption.read(valueStore + "/data.mdb")
+        let needle = Array("needle".utf8)
+        let at = try #require((0...(valueBytes.count - needle.count)).first { valueBytes[$0..<($0 + needle.count)].elementsEqual(needle) })
+        valueBytes[at] ^= 0x20
+        try Corruption.write(valueBytes, to: valueStore + "/data.mdb")
+        pages.checksumsValues = true
+        full.checksumsValues = true
+        _ = try Database(path: valueStore, configuration: pages)
+        let changed = try #require(throws: LarderError.self) { try Database(path: valueStore, configuration: full) }
+        #expect(changed.code == .corrupted && changed.message.contains("failed its check"), "\(changed)")
+
+        // A file that is no store is `notAStore`; a new path and an empty directory make a store.
+        try Corruption.write(Array("not a store at all".utf8), to: directory.file("text"))
+        #expect(throws: LarderError.self) { try Database(path: directory.file("text"), configuration: pages) }
+        _ = try Database(path: directory.file("new"), configuration: full)
+        try FileManager.default.createDirectory(atPath: directory.file("empty"), withIntermediateDirectories: false)
+        _ = try Database(path: directory.file("empty"), configuration: pages)
+    }
+
     /// Defect 14.2 (b): a key shorter than its collection's prefix trapped in the enumeration
     /// walk ("Range requires lowerBound <= upperBound").
     @Test func aKeyShorterThanItsCollectionPrefixIsCorruptedNotATrap() throws {

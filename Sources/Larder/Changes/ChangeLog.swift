@@ -48,7 +48,7 @@ enum ChangeLog {
     /// beyond `limit`. With ``Database/Configuration/keepsValueHistory`` on, the entry also holds
     /// the stored bytes of every listed object and metadata value, read here from `lmdb` just
     /// before the commit.
-    static func append(_ changeset: inout Changeset, in lmdb: LMDBTransaction, limit: Int, keepsValueHistory: Bool) throws {
+    static func append(_ changeset: inout Changeset, in lmdb: LMDBTransaction, limit: Int, byteLimit: Int? = nil, keepsValueHistory: Bool) throws {
         let number = changeset.commit
         changeset.time = Date()
         let bytes: [UInt8]
@@ -67,10 +67,21 @@ enum ChangeLog {
             try bytes.withUnsafeBytes { try lmdb.put(lmdb.databases.log, key: key, value: $0) }
             try lmdb.put(lmdb.databases.larder, key: lastCommitKey, value: key)
         }
-        guard number > UInt64(limit) else { return }
-        let oldestKept = number - UInt64(limit) + 1
+        if number > UInt64(limit) {
+            let oldestKept = number - UInt64(limit) + 1
+            try lmdb.removeLeading(in: lmdb.databases.log) { key in
+                key.count == 8 && UInt64(bigEndian: key.loadUnaligned(as: UInt64.self)) < oldestKept
+            }
+        }
+        guard let byteLimit else { return }
+        // Then by size: the oldest entries go while the log's pages exceed the limit, the
+        // newest (this commit's) always stays. LMDB keeps the page counts in the tree's record,
+        // so each check is O(1).
+        let pageSize = lmdb.environment.mapUsage().pageSize
+        guard try lmdb.figures(of: lmdb.databases.log).pages * pageSize > byteLimit else { return }
         try lmdb.removeLeading(in: lmdb.databases.log) { key in
-            key.count == 8 && UInt64(bigEndian: key.loadUnaligned(as: UInt64.self)) < oldestKept
+            guard key.count == 8, UInt64(bigEndian: key.loadUnaligned(as: UInt64.self)) < number else { return false }
+            return try lmdb.figures(of: lmdb.databases.log).pages * pageSize > byteLimit
         }
     }
 

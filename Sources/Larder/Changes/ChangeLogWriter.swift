@@ -4,11 +4,13 @@
 final class ChangeLogWriter: WriteParticipant {
     private let hub: ChangeHub
     private let limit: Int
+    private let byteLimit: Int?
     private let keepsValueHistory: Bool
 
-    init(hub: ChangeHub, limit: Int, keepsValueHistory: Bool) {
+    init(hub: ChangeHub, limit: Int, byteLimit: Int?, keepsValueHistory: Bool) {
         self.hub = hub
         self.limit = limit
+        self.byteLimit = byteLimit
         self.keepsValueHistory = keepsValueHistory
     }
 
@@ -22,7 +24,7 @@ final class ChangeLogWriter: WriteParticipant {
         guard !changes.isEmpty else { return }
         let number = txn.snapshot.commit + 1
         changes.commits = number...number
-        try ChangeLog.append(&changes, in: txn.lmdb, limit: limit, keepsValueHistory: keepsValueHistory)
+        try ChangeLog.append(&changes, in: txn.lmdb, limit: limit, byteLimit: byteLimit, keepsValueHistory: keepsValueHistory)
     }
 
     func didCommit(_ commit: CommitReceipt) {

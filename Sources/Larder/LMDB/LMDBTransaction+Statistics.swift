@@ -10,12 +10,26 @@ extension LMDBTransaction {
         var leafPages: Int
         var overflowPages: Int
         var entries: Int
+
+        /// The pages the tree occupies.
+        var pages: Int { branchPages + leafPages + overflowPages }
     }
 
     /// The figures of LMDB's main database, which holds one record per named database.
     func mainDatabaseFigures() throws(LarderError) -> TreeFigures {
         var stat = MDB_stat()
         let rc = mdb_stat(handle, DatabaseHandle.main.raw, &stat)
+        if rc != MDB_SUCCESS { throw LMDBResult.error(rc, operation: "stat", path: environment.path) }
+        return TreeFigures(
+            depth: Int(stat.ms_depth), branchPages: stat.ms_branch_pages, leafPages: stat.ms_leaf_pages,
+            overflowPages: stat.ms_overflow_pages, entries: stat.ms_entries)
+    }
+
+    /// The figures of one named database as this transaction sees it (its own writes included).
+    /// - Complexity: O(1): LMDB keeps them in the database's record.
+    func figures(of database: DatabaseHandle) throws(LarderError) -> TreeFigures {
+        var stat = MDB_stat()
+        let rc = mdb_stat(handle, database.raw, &stat)
         if rc != MDB_SUCCESS { throw LMDBResult.error(rc, operation: "stat", path: environment.path) }
         return TreeFigures(
             depth: Int(stat.ms_depth), branchPages: stat.ms_branch_pages, leafPages: stat.ms_leaf_pages,

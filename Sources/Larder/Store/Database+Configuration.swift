@@ -35,11 +35,23 @@ extension Database {
         ///   writer in another process is not told about this process's snapshots and may reuse
         ///   their pages. Read such a store only while nothing writes it. Default `false`.
         public var readOnly: Bool = false
+        /// What ``Database/init(path:configuration:)`` checks before it lets anything read an
+        /// existing store (see ``OpenVerification``). LMDB trusts its file: a damaged page can
+        /// make it assert (the process stops) or return bytes that are not what was written.
+        /// Default ``OpenVerification/none``.
+        public var verification: OpenVerification = .none
         /// How many commits the change log keeps, so that other processes (and connections that
         /// fell behind) can learn exactly what changed. A process that falls further behind
         /// empties its caches and its observers receive a reset (``Changeset/isReset``). At
         /// least 1. Default 1000.
         public var changeLogLimit: Int = 1000
+        /// How many bytes the change log may take in the file, as the pages its tree occupies:
+        /// beyond it the oldest commits leave the log even when fewer than ``changeLogLimit``
+        /// are kept (the newest always stays), so that a run of large commits (with
+        /// ``keepsValueHistory``, each one holds its values) cannot grow the store without
+        /// bound. `nil` caps by count alone. Like ``changeLogLimit`` it is the writer's own
+        /// setting. Positive. Default 32 MiB.
+        public var changeLogByteLimit: Int? = 32 << 20
         /// How many undo steps the store keeps (see ``DatabaseAccess/write(undoable:_:)-gdvd``);
         /// recording a step beyond it drops the oldest. Like ``changeLogLimit`` it is the writer's
         /// own setting. At least 0 (0 keeps none). Default 100.

@@ -60,11 +60,15 @@ public final class Database: DatabaseAccess {
     ///   A failed open changes nothing at `path`.
     public init(path: String, configuration: Configuration = Configuration()) throws {
         guard configuration.initialMapSize > 0, configuration.maxReaders > 0, configuration.changeLogLimit > 0,
+              configuration.changeLogByteLimit.map({ $0 > 0 }) ?? true,
               configuration.changePollInterval > .zero else {
-            throw LarderError(.invalidConfiguration, "initialMapSize, maxReaders, changeLogLimit and changePollInterval must be positive", operation: "open", path: path)
+            throw LarderError(.invalidConfiguration, "initialMapSize, maxReaders, changeLogLimit, changeLogByteLimit and changePollInterval must be positive", operation: "open", path: path)
         }
         guard configuration.objectCacheLimit >= 0, configuration.metadataCacheLimit >= 0, configuration.undoLimit >= 0 else {
             throw LarderError(.invalidConfiguration, "cache limits and undoLimit must not be negative", operation: "open", path: path)
+        }
+        if configuration.verification != .none {
+            try Self.verifyBeforeOpening(path: path)
         }
         self.path = path
         self.configuration = configuration
@@ -73,6 +77,13 @@ public final class Database: DatabaseAccess {
             try StoreShared(configuration: configuration, opening: txn)
         }
         if let onEvent = configuration.onEvent { startEvents(onEvent) }
+        if configuration.verification == .full {
+            let report = try checkStructure()
+            if let first = report.problems.first {
+                releaseStore()
+                throw LarderError(.corrupted, "the store failed its check at open (\(report.problemCount) problem\(report.problemCount == 1 ? "" : "s"), the first: \(first.detail)); restore it from a backup, or run `larder check` on it for the details", operation: "open", path: path)
+            }
+        }
     }
 
     deinit {

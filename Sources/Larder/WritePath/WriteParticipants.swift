@@ -31,6 +31,7 @@ final class WriteParticipants {
             extensions: ExtensionMaintenance(registry: shared.extensions),
             undo: UndoRecorder(limit: UndoStack.limit(of: shared.configuration)),
             changeLog: ChangeLogWriter(hub: shared.changeHub, limit: shared.configuration.changeLogLimit,
+                                       byteLimit: shared.configuration.changeLogByteLimit,
                                        keepsValueHistory: shared.configuration.keepsValueHistory),
             cache: CacheWriteThrough(limit: core.cache.objectLimit),
             added: shared.makeAddedParticipants())
