@@ -476,17 +476,27 @@ struct ReplicaTests {
         }
         let primary = try Primary(server: server)
         defer { primary.removeFiles() }
+        // Deadlines short enough for a test, long enough that a loaded machine (the whole suite
+        // on two cores) meets them while the server answers.
         var settings = primary.configuration
-        settings.requestTimeout = .seconds(1)
-        settings.connectTimeout = .seconds(1)
+        settings.requestTimeout = .seconds(4)
+        settings.connectTimeout = .seconds(4)
         var configuration = Replica.Configuration()
         configuration.pollInterval = .milliseconds(100)
         let a = try await Replica.open(at: primary.directory.appendingPathComponent("a").path, primary: settings, configuration: configuration)
-        try await a.write { try $0.setObject(1, forKey: "before", inCollection: "values") }
+        for attempt in 1...10 {
+            do {
+                try await a.write { try $0.setObject(1, forKey: "before", inCollection: "values") }
+                break
+            } catch let error as LarderError where error.code == .primaryUnavailable && attempt < 10 {
+                continue
+            }
+        }
 
         server.freeze()
-        // The write must end with an error while the server is still frozen; the test thaws it
-        // after 60 s whatever happens, so that a hang fails the test instead of the run.
+        // The write must end with an error while the server is still frozen (after its 4 s
+        // deadline); the test thaws it after 60 s whatever happens, so that a hang fails the
+        // test instead of the run.
         let thawedByTimer = Mutex(false)
         let thawing = Task {
             try await Task.sleep(for: .seconds(60))
@@ -529,7 +539,7 @@ struct ReplicaTests {
         let primary = try Primary(server: server)
         defer { primary.removeFiles() }
         var settings = primary.configuration
-        settings.connectTimeout = .seconds(2)
+        settings.connectTimeout = .seconds(5)
         let path = primary.directory.appendingPathComponent("a").path
         var configuration = Replica.Configuration()
         configuration.pollInterval = .milliseconds(100)
