@@ -17,6 +17,27 @@ struct CommandLineMigrateTests {
         try db.write { try $0.setObject(MemberV1(id: "v1", fullName: "Neu Vorname", email: "x", age: "9"), forKey: "v1", inCollection: "people") }
     }
 
+    /// An app stopped starting after one `larder put` into a versioned collection: the tool
+    /// wrote a version-0 value the app's steps could not migrate. Now put asks which version.
+    @Test func putIntoAVersionedCollectionSaysWhichVersionOrIsRefused() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("store")
+        try makeStore(path)
+        let refused = try CLI.fail(["put", path, "people", "new", #"{"id":"new","fullName":"A B","email":"e","age":"3"}"#], status: CLI.Status.badInput)
+        #expect(refused.contains("carry versions (version 0: 3, version 1: 1)") && refused.contains("--version 1"), "\(refused)")
+        try CLI.succeed(["put", path, "people", "new", "--version", "1", #"{"id":"new","fullName":"A B","email":"e","age":"3"}"#])
+        try CLI.succeed(["put", path, "people", "old", "--version", "0", #"{"id":"old","name":"C D","age":"4"}"#])
+        // A collection without versions takes a plain put, as before.
+        try CLI.succeed(["put", path, "plain", "k", "1"])
+        let db = try Database(path: path)
+        #expect(try db.read { try $0.storedVersion(forKey: "new", inCollection: "people") } == 1)
+        #expect(try db.read { try $0.storedVersion(forKey: "old", inCollection: "people") } == 0)
+        db.register(MemberMigrations.upTo(1))
+        #expect(try db.read { try $0.object(forKey: "new", inCollection: "people", as: MemberV1.self) } == MemberV1(id: "new", fullName: "A B", email: "e", age: "3"))
+        #expect(try db.read { try $0.object(forKey: "old", inCollection: "people", as: MemberV1.self) }?.fullName == "C D")
+        _ = try CLI.fail(["put", path, "people", "x", "--metadata-version", "1", "1"], status: CLI.Status.usage)
+    }
+
     @Test func statusThenAStepOfFieldChangesThenStatusAgain() throws {
         let directory = TemporaryDirectory()
         let path = directory.file("store")
