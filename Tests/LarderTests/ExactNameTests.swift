@@ -623,6 +623,45 @@ struct ExactNameTests {
         let check = try CLI.succeed(["check", path])
         #expect(check.hasSuffix("structure: consistent\n"), "\(check)")
     }
+
+    /// `larder log --collection` shows the one collection asked for; `larder import` counts two
+    /// collections and keeps an object's two member names.
+    @Test(arguments: twins.filter(\.canonicallyEqual)) func theToolLogsAndImportsTwinsApart(_ twin: Twin) throws {
+        let directory = TemporaryDirectory()
+        let logged = directory.file("logged")
+        do {
+            let db = try Database(path: logged)
+            try db.write { txn in
+                try txn.setObject(1, forKey: "k", inCollection: twin.a)
+                try txn.setObject(2, forKey: "k", inCollection: twin.b)
+            }
+            db.close()
+        }
+        let rows = try CLI.succeed(["log", logged, "--collection", twin.a, "--format", "csv"]).split(separator: "\n").dropFirst()
+        #expect(rows.map { Self.bytes(String($0.split(separator: ",", omittingEmptySubsequences: false)[2])) } == [Self.bytes(twin.a)], "\(rows)")
+
+        let imported = directory.file("imported")
+        let input = """
+            {"collection": "\(twin.a)", "key": "k", "object": 1}
+            {"collection": "\(twin.b)", "key": "k", "object": 2}
+            {"collection": "docs", "key": "j", "object": {"\(twin.a)": 1, "\(twin.b)": 2}}
+            """
+        let summary = try #require(try CLI.json(["import", imported, "--create", "--json"], input: input) as? [String: Any])
+        #expect(summary["records"] as? Int == 3 && summary["collections"] as? Int == 3, "\(summary)")
+        let db = try Database(path: imported)
+        let stored = try #require(try db.read { try $0.storedObject(forKey: "j", inCollection: "docs") })
+        guard case .map(let entries) = try MessagePackValue(reading: stored.bytes) else {
+            Issue.record("not a map")
+            return
+        }
+        let names = entries.compactMap { entry -> [UInt8]? in
+            guard case .string(let name) = entry.key else { return nil }
+            return name
+        }
+        #expect(Set(names) == [Self.bytes(twin.a), Self.bytes(twin.b)])
+        #expect(try db.read { try $0.numberOfKeys(inCollection: twin.a) } == 1)
+        db.close()
+    }
 }
 
 /// A helper process driven line by line: it prints, the test acts, then feeds it its input.
