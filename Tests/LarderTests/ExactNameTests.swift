@@ -379,6 +379,27 @@ struct ExactNameTests {
         }
     }
 
+    @Test(arguments: twins.filter(\.canonicallyEqual)) func extensionNamesAndTagsAreBytes(_ twin: Twin) throws {
+        try withStore { db, _ in
+            func view(tag: String) -> AutoView<String, NoMetadata> {
+                AutoView(collections: ["docs"], versionTag: tag, grouping: { _, value in value }, sorting: { index, _ in TupleKey(index.key) })
+            }
+            let a = try db.register(view(tag: "1"), named: twin.a)
+            let b = try db.register(view(tag: "1"), named: twin.b)
+            #expect(a != b && db.registeredExtensions.count == 2)
+            try db.write { try $0.setObject("g", forKey: "k", inCollection: "docs") }
+            #expect(try db.read { try [$0[a].numberOfItems(), $0[b].numberOfItems()] } == [1, 1])
+            try db.unregisterExtension(named: twin.b)
+            #expect(Self.bytes(db.registeredExtensions) == [Self.bytes(twin.a)])
+            #expect(try db.read { try $0[a].numberOfItems() } == 1)
+            // Another tag, spelled with other bytes, is another definition.
+            #expect(throws: LarderError.self) { try db.register(view(tag: twin.b), named: twin.a) }
+            let again = try db.register(view(tag: twin.a), named: twin.b)
+            #expect(try db.read { try $0[again].numberOfItems() } == 1)
+            #expect(try db.verifyExtensions().isEmpty)
+        }
+    }
+
     @Test(arguments: twins.filter(\.canonicallyEqual)) func fullTextSearchInATwinGroup(_ twin: Twin) throws {
         try withStore { db, _ in
             // Grouped by what comes before "|"; searched in what follows it.

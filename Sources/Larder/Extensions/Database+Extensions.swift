@@ -27,7 +27,8 @@ extension Database {
         try Self.validate(extensionName: name)
         let registry = shared.extensions
         if let existing = registry.runtime(named: name) {
-            guard existing.kind == kind, existing.versionTag == versionTag else {
+            // Tags compare their bytes, as the record stores them.
+            guard existing.kind == kind, ExactString.bytesEqual(existing.versionTag, versionTag) else {
                 throw LarderError(
                     .extensionConflict,
                     "an extension named \(name) is registered already with another definition (\(existing.kind), tag \(existing.versionTag)); unregister it first",
@@ -45,7 +46,7 @@ extension Database {
                 let runtime = try make(parts)
                 if runtime.derivesFromPreviousValues { try Self.retireMap(ofExtension: name, in: txn.lmdb) }
                 let record = try ExtensionRecord.read(name, in: txn.lmdb)
-                let current = record.map { $0.kind == kind && $0.versionTag == versionTag && !$0.stale } ?? false
+                let current = record.map { $0.kind == kind && ExactString.bytesEqual($0.versionTag, versionTag) && !$0.stale } ?? false
                 if !current {
                     try parts.empty(in: txn.lmdb)
                     try runtime.rebuild(in: txn) { done, total in
