@@ -32,7 +32,8 @@ struct DemoCommand: ParsableCommand {
         }
         var db: Database? = try StoreArgument.open(path, create: true)
         guard let store = db else { return }
-        let others = try store.read { try $0.collections() }.filter { $0 != Product.collection && !$0.hasPrefix("larder.") }
+        // By bytes, as the store tells collections apart.
+        let others = try store.read { try $0.collections() }.filter { !ExactString.bytesEqual($0, Product.collection) && !$0.utf8.starts(with: "larder.".utf8) }
         guard others.isEmpty else {
             throw CommandFailure(.badInput, "\(path) holds collections the demo did not write (\(others.map(CommandFailure.quoted).joined(separator: ", "))); give --path a new directory")
         }

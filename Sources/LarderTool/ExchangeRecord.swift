@@ -107,10 +107,10 @@ struct ExchangeRecord {
         guard let object = record["object"] else { throw RecordError("the record has no \"object\"") }
         self.collection = collection
         self.key = key
-        self.object = try Self.value(object, format: record["format"], text: parser.memberSpans["object"].map { Array(line[$0]) }, name: "object")
+        self.object = try Self.value(object, format: record["format"], text: parser.memberSpans[ExactString("object")].map { Array(line[$0]) }, name: "object")
         self.object.version = try Self.version(record["version"], name: "version")
         self.metadata = try record["metadata"].map { metadata throws(RecordError) in
-            var value = try Self.value(metadata, format: record["metadataFormat"], text: parser.memberSpans["metadata"].map { Array(line[$0]) }, name: "metadata")
+            var value = try Self.value(metadata, format: record["metadataFormat"], text: parser.memberSpans[ExactString("metadata")].map { Array(line[$0]) }, name: "metadata")
             value.version = try Self.version(record["metadataVersion"], name: "metadataVersion")
             return value
         }

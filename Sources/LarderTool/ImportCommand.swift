@@ -54,7 +54,8 @@ struct ImportCommand: ParsableCommand {
     final class Tally {
         var records = 0
         var transactions = 0
-        var collections = Set<String>()
+        /// By their bytes: two collections whose names Swift calls equal are two.
+        var collections = Set<ExactString>()
 
         /// What an import that stopped leaves in the store: the chunks committed before the
         /// failure (they stay), never a part of the failed one.
@@ -90,7 +91,7 @@ struct ImportCommand: ParsableCommand {
             }
             tally.records += chunk.count
             tally.transactions += 1
-            for entry in chunk { tally.collections.insert(entry.record.collection) }
+            for entry in chunk { tally.collections.insert(ExactString(entry.record.collection)) }
             chunk.removeAll(keepingCapacity: true)
             progress.update(reader.bytesRead, of: reader.size, detail: "\(tally.records) records")
         }

@@ -1,3 +1,5 @@
+import Larder
+
 /// Parses JSON text (RFC 8259) into a ``JSONValue``: one value, surrounded by whitespace at
 /// most. Strict: no comments, no trailing commas, no non-finite numbers, no lone surrogates, no
 /// member name twice in one object, and the text must be UTF-8. Nesting is limited to ``maximumDepth`` levels.
@@ -10,8 +12,8 @@ struct JSONParser {
     private let bytes: [UInt8]
     private var position = 0
     private var depth = 0
-    /// For a top-level object: the byte range of each member's value, by key.
-    private(set) var memberSpans: [String: Range<Int>] = [:]
+    /// For a top-level object: the byte range of each member's value, by key (its bytes).
+    private(set) var memberSpans: [ExactString: Range<Int>] = [:]
 
     init(_ bytes: [UInt8]) {
         self.bytes = bytes
@@ -79,7 +81,9 @@ struct JSONParser {
         let topLevel = depth == 1
         position += 1
         var members: [JSONMember] = []
-        var names = Set<String>()
+        // Names are compared by their bytes: two that Swift's `String ==` calls equal are two
+        // members, as they are two keys of the MessagePack map the value becomes.
+        var names = Set<ExactString>()
         skipWhitespace()
         if position < bytes.count, bytes[position] == UInt8(ascii: "}") {
             position += 1
@@ -92,7 +96,7 @@ struct JSONParser {
             let key = try parseString()
             // RFC 8259 leaves repeated names to the reader; Larder refuses them, as one of the
             // values would otherwise be lost without a word.
-            guard names.insert(key).inserted else {
+            guard names.insert(ExactString(key)).inserted else {
                 throw JSONParseError(offset: nameStart, reason: "the member name \(CommandFailure.quoted(key)) appears twice in one object")
             }
             skipWhitespace()
@@ -101,7 +105,7 @@ struct JSONParser {
             skipWhitespace()
             let start = position
             let value = try parseValue()
-            if topLevel { memberSpans[key] = start..<position }
+            if topLevel { memberSpans[ExactString(key)] = start..<position }
             members.append(JSONMember(key, value))
             skipWhitespace()
             guard position < bytes.count else { throw fail("the text ends inside an object") }

@@ -161,16 +161,17 @@ final class LogPrinter {
 
     // MARK: Reading a changeset
 
-    /// The listed changes, sorted by collection then key (UTF-8 byte order).
+    /// The listed changes, sorted by collection then key (UTF-8 byte order); with `--collection`,
+    /// those of the collection with exactly its bytes.
     private func changes(_ changeset: Changeset) -> [(index: YapDB.Index, change: Changeset.IndexChange)] {
         changeset.changes
-            .filter { collection == nil || $0.key.collection == collection }
+            .filter { change in collection.map { ExactString.bytesEqual(change.key.collection, $0) } ?? true }
             .map { (index: $0.key, change: $0.value) }
-            .sorted { indexPrecedes($0.index, $1.index) }
+            .sorted { $0.index < $1.index }
     }
 
     private func cleared(_ changeset: Changeset) -> [String] {
-        changeset.clearedCollections.filter { collection == nil || $0 == collection }.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        changeset.clearedCollectionsInByteOrder.filter { cleared in collection.map { ExactString.bytesEqual(cleared, $0) } ?? true }
     }
 
     static func name(_ change: Changeset.Change?) -> String? {
@@ -257,10 +258,4 @@ final class LogPrinter {
             say("  extension \(name): \(count) change record\(count == 1 ? "" : "s")")
         }
     }
-}
-
-/// Whether `a` sorts before `b`: by collection, then key, in UTF-8 byte order.
-func indexPrecedes(_ a: YapDB.Index, _ b: YapDB.Index) -> Bool {
-    if a.collection != b.collection { return a.collection.utf8.lexicographicallyPrecedes(b.collection.utf8) }
-    return a.key.utf8.lexicographicallyPrecedes(b.key.utf8)
 }

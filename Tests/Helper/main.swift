@@ -46,6 +46,10 @@
 //       (`Configuration.verification`) `pages` or `full`. Prints the number of objects read and
 //       exits 0, or prints the LarderError code and exits 3.
 //
+//   larder-test-helper exact-write <path> <hex collection>:<hex key>=<value> ...
+//   larder-test-helper exact-watch <path> <hex collection>:<hex key> ...
+//       Names spelled with different bytes that Swift's `==` calls equal; see ExactNames.swift.
+//
 //   larder-test-helper grow <path> <megabytes>
 //       Opens the store with a 1 MiB initial map and writes <megabytes> MiB of 64 KiB values
 //       into collection "grown" (keys "g00000"...), 1 MiB per transaction, so the map must
@@ -228,6 +232,10 @@ case "commit-rate" where arguments.count == 5:
 case "migrate-slowly" where arguments.count == 4:
     guard let size = Int(arguments[3]), size > 0 else { fail("migrate-slowly: bad chunk size", status: 2) }
     migrateSlowly(path: arguments[2], chunkSize: size)
+case "exact-write" where arguments.count >= 4:
+    exactWrite(path: arguments[2], assignments: arguments.dropFirst(3))
+case "exact-watch" where arguments.count >= 4:
+    exactWatch(path: arguments[2], arguments: arguments.dropFirst(3))
 case "read" where arguments.count == 5:
     do {
         let stored = try Database(path: arguments[2]).read { try $0.storedObject(forKey: arguments[4], inCollection: arguments[3]) }

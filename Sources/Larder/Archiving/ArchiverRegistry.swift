@@ -2,16 +2,23 @@ import Synchronization
 
 /// Archivers registered per collection and value type, which override a type's own archiver there.
 final class ArchiverRegistry: Sendable {
+    /// A collection (its bytes: an archiver registered for one collection is not used in
+    /// another whose name Swift calls equal) and a value type.
     private struct Slot: Hashable {
-        let collection: String
+        let collection: ExactString
         let type: ObjectIdentifier
+
+        init(collection: String, type: ObjectIdentifier) {
+            self.collection = ExactString(collection)
+            self.type = type
+        }
     }
 
     private struct State {
         var archivers: [Slot: any Sendable] = [:]
         /// The families (polymorphic archivers) registered, by slot, and the slots of each collection's.
         var families: [Slot: any ArchiverFamily] = [:]
-        var familySlots: [String: [Slot]] = [:]
+        var familySlots: [ExactString: [Slot]] = [:]
     }
 
     private let state = Mutex(State())
@@ -24,13 +31,13 @@ final class ArchiverRegistry: Sendable {
             // A family's member archivers go with it when it is replaced.
             if let replaced = state.families.removeValue(forKey: slot) {
                 for member in replaced.memberArchivers { state.archivers[Slot(collection: collection, type: member.type)] = nil }
-                state.familySlots[collection]?.removeAll { $0 == slot }
+                state.familySlots[slot.collection]?.removeAll { $0 == slot }
             }
             state.archivers[slot] = archiver
             if let family = archiver as? any ArchiverFamily {
                 for member in family.memberArchivers { state.archivers[Slot(collection: collection, type: member.type)] = member.archiver }
                 state.families[slot] = family
-                state.familySlots[collection, default: []].append(slot)
+                state.familySlots[slot.collection, default: []].append(slot)
             }
         }
         isEmptyFlag.store(false, ordering: .releasing)
@@ -46,7 +53,7 @@ final class ArchiverRegistry: Sendable {
         if isEmpty { return nil }
         let (registered, families) = state.withLock { state -> ((any Sendable)?, [any ArchiverFamily]) in
             if let registered = state.archivers[Slot(collection: collection, type: ObjectIdentifier(T.self))] { return (registered, []) }
-            return (nil, state.familySlots[collection]?.compactMap { state.families[$0] } ?? [])
+            return (nil, state.familySlots[ExactString(collection)]?.compactMap { state.families[$0] } ?? [])
         }
         if let registered { return registered as? any Archiver<T> }
         return families.isEmpty ? nil : FamilyGuardArchiver(T.self, families: families)

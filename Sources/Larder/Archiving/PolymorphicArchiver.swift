@@ -28,13 +28,13 @@
 /// Swift cannot check that each registered type is a `Base`; a type that is not can never be
 /// written, and reading one throws ``LarderError/Code/decodingFailed``.
 public struct PolymorphicArchiver<Base>: Archiver {
-    /// The archivers of the concrete types, by name and by type; each is also registered beside
-    /// this one, for its own type.
-    private let byName: [String: any PolymorphicMember]
+    /// The archivers of the concrete types, by name (its bytes, as stored in each value) and by
+    /// type; each is also registered beside this one, for its own type.
+    private let byName: [ExactString: any PolymorphicMember]
     private let byType: [ObjectIdentifier: any PolymorphicMember]
     private let catalog: PolymorphicCatalog
     /// Each name with its type: what the connection cache tells two of these archivers apart by.
-    private let typeByName: [String: ObjectIdentifier]
+    private let typeByName: [ExactString: ObjectIdentifier]
 
     /// An archiver of the concrete types `types`, each stored under its name.
     ///
@@ -44,16 +44,16 @@ public struct PolymorphicArchiver<Base>: Archiver {
     /// - Precondition: names are unique, and so are types (a type has one name).
     public init(_ types: KeyValuePairs<String, any Codable.Type>) {
         let catalog = PolymorphicCatalog(base: "\(Base.self)", entries: types.map { ($0.key, "\($0.value)") })
-        var byName: [String: any PolymorphicMember] = [:]
+        var byName: [ExactString: any PolymorphicMember] = [:]
         var byType: [ObjectIdentifier: any PolymorphicMember] = [:]
-        var typeByName: [String: ObjectIdentifier] = [:]
+        var typeByName: [ExactString: ObjectIdentifier] = [:]
         for (name, type) in types {
             let member = Self.member(type, name: name, catalog: catalog)
-            precondition(byName[name] == nil, "Larder misuse: the name \"\(name)\" is given twice to PolymorphicArchiver<\(Base.self)>")
+            precondition(byName[ExactString(name)] == nil, "Larder misuse: the name \"\(name)\" is given twice to PolymorphicArchiver<\(Base.self)>")
             precondition(byType[member.type] == nil, "Larder misuse: \(type) is given two names in PolymorphicArchiver<\(Base.self)>")
-            byName[name] = member.archiver
+            byName[ExactString(name)] = member.archiver
             byType[member.type] = member.archiver
-            typeByName[name] = member.type
+            typeByName[ExactString(name)] = member.type
         }
         self.typeByName = typeByName
         self.byName = byName
@@ -90,7 +90,7 @@ public struct PolymorphicArchiver<Base>: Archiver {
     ///   ``LarderError/Code/unknownFormat`` when the value is not MessagePack.
     public func unarchive(_ bytes: UnsafeRawBufferPointer, format: ArchiveFormat) throws -> Base {
         let stored = try PolymorphicEnvelope.open(bytes, format: format, reading: "\(Base.self)")
-        guard let member = byName[stored.name] else { throw catalog.unregistered(name: stored.name) }
+        guard let member = byName[ExactString(stored.name)] else { throw catalog.unregistered(name: stored.name) }
         return try member.decodeValue(stored.value, as: Base.self)
     }
 }

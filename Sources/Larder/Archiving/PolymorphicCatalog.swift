@@ -7,7 +7,7 @@ struct PolymorphicCatalog: Sendable {
 
     /// The Swift type registered as `name`.
     func typeName(for name: String) -> String? {
-        entries.first { $0.name == name }?.type
+        entries.first { ExactString.bytesEqual($0.name, name) }?.type
     }
 
     /// "circle (Circle), square (Square)".

@@ -32,7 +32,7 @@ struct PolymorphicMemberArchiver<Value: Codable>: Archiver {
 
     func unarchive(_ bytes: UnsafeRawBufferPointer, format: ArchiveFormat) throws -> Value {
         let stored = try PolymorphicEnvelope.open(bytes, format: format, reading: "\(Value.self)")
-        guard stored.name == name else {
+        guard ExactString.bytesEqual(stored.name, name) else {
             guard let other = catalog.typeName(for: stored.name) else { throw catalog.unregistered(name: stored.name) }
             throw LarderError(.decodingFailed, "the stored value is a \"\(stored.name)\" (\(other)), not a \"\(name)\" (\(Value.self)); read it as \(catalog.base)")
         }
@@ -64,5 +64,6 @@ extension PolymorphicMemberArchiver: PolymorphicMember {
 }
 
 extension PolymorphicMemberArchiver: CacheIdentifiedArchiver {
-    var cacheConfiguration: AnyHashable { AnyHashable([name, catalog.base] + catalog.entries.flatMap { [$0.name, $0.type] }) }
+    /// By bytes: two names Swift's `String ==` calls equal are two names in stored values.
+    var cacheConfiguration: AnyHashable { AnyHashable(([name, catalog.base] + catalog.entries.flatMap { [$0.name, $0.type] }).map { ExactString($0) }) }
 }

@@ -44,8 +44,8 @@ final class CacheWriteThrough: WriteParticipant {
             objects[index] = nil
             metadata[index] = nil
         case .cleared(let collection):
-            objects = objects.filter { $0.key.collection != collection }
-            metadata = metadata.filter { $0.key.collection != collection }
+            objects = objects.filter { !ExactString.bytesEqual($0.key.collection, collection) }
+            metadata = metadata.filter { !ExactString.bytesEqual($0.key.collection, collection) }
         case .removedEverything:
             objects.removeAll()
             metadata.removeAll()

@@ -369,11 +369,11 @@ extension ConnectionCache.State {
         let held = objects.count + metadata.count + identities.count
         // An empty cache has nothing to invalidate: a bulk write into one costs no lookup per key.
         guard held > 0 else { return }
-        if !changeset.clearedCollections.isEmpty {
-            let cleared = changeset.clearedCollections
-            objects.removeAll { cleared.contains($0.index.collection) }
-            metadata.removeAll { cleared.contains($0.index.collection) }
-            identities.removeAll { cleared.contains($0.index.collection) }
+        if !changeset.cleared.isEmpty {
+            // By the collections' bytes: the twin of a cleared collection keeps its values.
+            objects.removeAll { changeset.isCleared(ExactString($0.index.collection)) }
+            metadata.removeAll { changeset.isCleared(ExactString($0.index.collection)) }
+            identities.removeAll { changeset.isCleared(ExactString($0.index.collection)) }
         }
         let tracksIdentities = !identities.isEmpty
         if !tracksIdentities, changeset.entryCount > held {

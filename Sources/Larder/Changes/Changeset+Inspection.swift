@@ -15,9 +15,10 @@ extension Changeset {
     /// ```
     public var encodedCommitInfo: [[UInt8]] { commitInfos }
 
-    /// The names of the extensions that recorded changes in this changeset, in UTF-8 byte order.
+    /// The names of the extensions that recorded changes in this changeset, in UTF-8 byte order
+    /// (two names that Swift's `String ==` calls equal are two extensions, both listed).
     public var extensionsWithChanges: [String] {
-        extensionPayloads.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        extensionPayloads.keys.sorted().map(\.string)
     }
 
     /// What the extension `name` recorded, one payload per commit that had any, in commit order,

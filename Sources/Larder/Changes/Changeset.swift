@@ -22,6 +22,14 @@ import Foundation
 ///
 /// A changeset is a value: `Sendable`, and cheap to keep.
 ///
+/// ## Names are bytes
+/// Collections and keys are told apart by their UTF-8 bytes, as the store keeps them: two keys
+/// that Swift's `String ==` calls equal (`"caf\u{E9}"` and `"cafe\u{301}"`) are two indexes,
+/// each listed with its own change. The queries (``change(for:)``, ``hasChange(for:)``,
+/// ``hasChange(inCollection:)``…) and ``changes`` compare bytes. The three that answer with a
+/// `Set<String>` (``changedKeys(inCollection:)``, ``changedCollections``,
+/// ``clearedCollections``) cannot hold two such names: there, one of them stands for both.
+///
 /// ## Resets
 /// When the changes themselves are no longer known (another process committed more than the change
 /// log keeps, see ``Database/Configuration/changeLogLimit``), a changeset with ``isReset`` set stands
@@ -63,12 +71,16 @@ public struct Changeset: Sendable {
     /// Whether every object of every collection was removed (before the changes listed, which came
     /// after).
     public internal(set) var removedEverything = false
-    /// Collections whose objects were all removed (before the changes listed in them, which came after).
-    public internal(set) var clearedCollections: Set<String> = []
+    /// Collections whose objects were all removed (before the changes listed in them, which came
+    /// after). A `Set<String>` keeps one of two collections whose names Swift calls equal: ask
+    /// ``hasChange(inCollection:)``, which compares bytes, about each.
+    public var clearedCollections: Set<String> { Set(cleared.lazy.map(\.string)) }
+    /// The cleared collections, told apart by their bytes.
+    private(set) var cleared: Set<ExactString> = []
     /// Changes by collection, then by key.
-    private(set) var entries: [String: [String: IndexChange]] = [:]
+    private(set) var entries: [ExactString: [ExactString: IndexChange]] = [:]
     /// What each extension recorded, by extension name, one payload per commit that had any.
-    private(set) var extensionPayloads: [String: [[UInt8]]] = [:]
+    private(set) var extensionPayloads: [ExactString: [[UInt8]]] = [:]
     /// The commit information of each transaction that attached some, in commit order.
     private(set) var commitInfos: [[UInt8]] = []
     /// When the commit was made: the system clock of the committing process, read once as its
@@ -106,12 +118,12 @@ public struct Changeset: Sendable {
         let slot = 48
         var bytes = 64
         for (collection, keys) in entries {
-            bytes += slot + collection.utf8.count
-            for key in keys.keys { bytes += slot + key.utf8.count }
+            bytes += slot + collection.string.utf8.count
+            for key in keys.keys { bytes += slot + key.string.utf8.count }
         }
-        for collection in clearedCollections { bytes += slot + collection.utf8.count }
+        for collection in cleared { bytes += slot + collection.string.utf8.count }
         for (name, payloads) in extensionPayloads {
-            bytes += slot + name.utf8.count
+            bytes += slot + name.string.utf8.count
             for payload in payloads { bytes += 32 + payload.count }
         }
         for info in commitInfos { bytes += 32 + info.count }
@@ -125,7 +137,7 @@ public struct Changeset: Sendable {
 
     /// Whether nothing at all is recorded (such a transaction produces no commit).
     var isEmpty: Bool {
-        entries.isEmpty && clearedCollections.isEmpty && !removedEverything && !isReset
+        entries.isEmpty && cleared.isEmpty && !removedEverything && !isReset
             && extensionPayloads.isEmpty && commitInfos.isEmpty
     }
 
@@ -136,78 +148,104 @@ public struct Changeset: Sendable {
     /// Not listed does not mean unchanged when ``isReset``, ``removedEverything`` or
     /// ``clearedCollections`` says otherwise; the `has…` queries take those into account.
     public func change(for index: YapDB.Index) -> IndexChange? {
-        entries[index.collection]?[index.key]
+        entries[ExactString(index.collection)]?[ExactString(index.key)]
     }
 
-    /// Every listed index change, by collection and key (see ``change(for:)``).
+    /// Every listed index change, by collection and key (see ``change(for:)``). Indexes compare
+    /// their bytes, so two keys Swift calls equal are two entries.
     public var changes: [YapDB.Index: IndexChange] {
         var all: [YapDB.Index: IndexChange] = [:]
-        for (collection, keys) in entries {
-            for (key, change) in keys { all[YapDB.Index(collection: collection, key: key)] = change }
-        }
+        all.reserveCapacity(entryCount)
+        forEachChange { all[$0] = $1 }
         return all
     }
 
     func forEachChange(_ body: (YapDB.Index, IndexChange) -> Void) {
         for (collection, keys) in entries {
-            for (key, change) in keys { body(YapDB.Index(collection: collection, key: key), change) }
+            for (key, change) in keys { body(YapDB.Index(collection: collection.string, key: key.string), change) }
         }
     }
 
-    /// The keys listed as changed in `collection`.
+    /// The keys listed as changed in `collection` (byte for byte). Of two keys that Swift's
+    /// `String ==` calls equal, the set keeps one: ``changes`` lists both.
     public func changedKeys(inCollection collection: String) -> Set<String> {
-        Set(entries[collection]?.keys ?? [:].keys)
+        Set((entries[ExactString(collection)] ?? [:]).keys.lazy.map(\.string))
     }
 
-    /// The collections with listed changes or cleared.
+    /// The collections with listed changes or cleared. Of two collections whose names Swift's
+    /// `String ==` calls equal, the set keeps one: ask ``hasChange(inCollection:)`` about each.
     public var changedCollections: Set<String> {
-        clearedCollections.union(entries.keys)
+        Set(changedCollectionNames.lazy.map(\.string))
+    }
+
+    /// The collections with listed changes or cleared, told apart by their bytes.
+    var changedCollectionNames: Set<ExactString> {
+        cleared.union(entries.keys)
+    }
+
+    /// The cleared collections in UTF-8 byte order, each once byte for byte (what
+    /// ``clearedCollections`` merges, this lists apart).
+    package var clearedCollectionsInByteOrder: [String] {
+        cleared.sorted().map(\.string)
+    }
+
+    /// Whether `collection`, byte for byte, was cleared.
+    func isCleared(_ collection: ExactString) -> Bool {
+        cleared.contains(collection)
     }
 
     /// Whether the whole of `collection` may have changed without its keys being listed.
-    func wholeCollectionChanged(_ collection: String) -> Bool {
-        isReset || removedEverything || clearedCollections.contains(collection)
+    @inline(__always)
+    func wholeCollectionChanged(_ collection: ExactString) -> Bool {
+        isReset || removedEverything || (!cleared.isEmpty && cleared.contains(collection))
     }
 
     /// Whether the object or the metadata at `index` changed.
     public func hasChange(for index: YapDB.Index) -> Bool {
-        wholeCollectionChanged(index.collection) || entries[index.collection]?[index.key] != nil
+        let collection = ExactString(index.collection)
+        return wholeCollectionChanged(collection) || entries[collection]?[ExactString(index.key)] != nil
     }
 
     /// Whether the object at `index` changed (inserted, updated, touched or removed).
     public func hasObjectChange(for index: YapDB.Index) -> Bool {
-        wholeCollectionChanged(index.collection) || entries[index.collection]?[index.key]?.object != nil
+        let collection = ExactString(index.collection)
+        return wholeCollectionChanged(collection) || entries[collection]?[ExactString(index.key)]?.object != nil
     }
 
     /// Whether the metadata at `index` changed. Removing an object removes its metadata.
     public func hasMetadataChange(for index: YapDB.Index) -> Bool {
-        wholeCollectionChanged(index.collection) || entries[index.collection]?[index.key]?.metadata != nil
+        let collection = ExactString(index.collection)
+        return wholeCollectionChanged(collection) || entries[collection]?[ExactString(index.key)]?.metadata != nil
     }
 
-    /// Whether anything in `collection` changed.
+    /// Whether anything in `collection` (byte for byte) changed.
     public func hasChange(inCollection collection: String) -> Bool {
-        wholeCollectionChanged(collection) || entries[collection] != nil
+        let collection = ExactString(collection)
+        return wholeCollectionChanged(collection) || entries[collection] != nil
     }
 
     /// Whether the object or metadata of any of `keys` in `collection` changed.
     public func hasChange(forAnyKeys keys: some Sequence<String>, inCollection collection: String) -> Bool {
+        let collection = ExactString(collection)
         if wholeCollectionChanged(collection) { return true }
         guard let changed = entries[collection] else { return false }
-        return keys.contains { changed[$0] != nil }
+        return keys.contains { changed[ExactString($0)] != nil }
     }
 
     /// Whether the object of any of `keys` in `collection` changed.
     public func hasObjectChange(forAnyKeys keys: some Sequence<String>, inCollection collection: String) -> Bool {
+        let collection = ExactString(collection)
         if wholeCollectionChanged(collection) { return true }
         guard let changed = entries[collection] else { return false }
-        return keys.contains { changed[$0]?.object != nil }
+        return keys.contains { changed[ExactString($0)]?.object != nil }
     }
 
     /// Whether the metadata of any of `keys` in `collection` changed.
     public func hasMetadataChange(forAnyKeys keys: some Sequence<String>, inCollection collection: String) -> Bool {
+        let collection = ExactString(collection)
         if wholeCollectionChanged(collection) { return true }
         guard let changed = entries[collection] else { return false }
-        return keys.contains { changed[$0]?.metadata != nil }
+        return keys.contains { changed[ExactString($0)]?.metadata != nil }
     }
 
     /// The commit information attached by ``ReadWriteTransaction/setCommitInfo(_:)``, decoded as
@@ -227,30 +265,38 @@ public struct Changeset: Sendable {
 
     /// The payloads an extension recorded, one per commit that had any, in commit order.
     func extensionChanges(named name: String) -> [[UInt8]] {
-        extensionPayloads[name] ?? []
+        extensionPayloads[ExactString(name)] ?? []
     }
 
     // MARK: Recording
 
     mutating func recordObject(_ index: YapDB.Index, _ change: Change) {
-        let collectionEmptied = Self.modify(&entries[index.collection, default: [:]]) { keys in
-            Self.record(object: change, at: index.key, in: &keys)
-            return keys.isEmpty
-        }
-        if collectionEmptied { entries[index.collection] = nil }
+        recordObject(ExactString(index.collection), ExactString(index.key), change)
     }
 
     mutating func recordMetadata(_ index: YapDB.Index, _ change: Change) {
-        let collectionEmptied = Self.modify(&entries[index.collection, default: [:]]) { keys in
-            Self.record(metadata: change, at: index.key, in: &keys)
+        recordMetadata(ExactString(index.collection), ExactString(index.key), change)
+    }
+
+    private mutating func recordObject(_ collection: ExactString, _ key: ExactString, _ change: Change) {
+        let collectionEmptied = Self.modify(&entries[collection, default: [:]]) { keys in
+            Self.record(object: change, at: key, in: &keys)
             return keys.isEmpty
         }
-        if collectionEmptied { entries[index.collection] = nil }
+        if collectionEmptied { entries[collection] = nil }
+    }
+
+    private mutating func recordMetadata(_ collection: ExactString, _ key: ExactString, _ change: Change) {
+        let collectionEmptied = Self.modify(&entries[collection, default: [:]]) { keys in
+            Self.record(metadata: change, at: key, in: &keys)
+            return keys.isEmpty
+        }
+        if collectionEmptied { entries[collection] = nil }
     }
 
     /// Nets `change` of the object at `key` into the changes of one collection, in place (one
     /// hash lookup, no copy of the dictionary); an entry that netted out to nothing is removed.
-    static func record(object change: Change, at key: String, in keys: inout [String: IndexChange]) {
+    static func record(object change: Change, at key: ExactString, in keys: inout [ExactString: IndexChange]) {
         let emptied = modify(&keys[key, default: IndexChange()]) { entry in
             entry.object = entry.object.map { $0.then(change) } ?? change
             return entry.object == nil && entry.metadata == nil
@@ -259,7 +305,7 @@ public struct Changeset: Sendable {
     }
 
     /// As ``record(object:at:in:)``, for the metadata at `key`.
-    static func record(metadata change: Change, at key: String, in keys: inout [String: IndexChange]) {
+    static func record(metadata change: Change, at key: ExactString, in keys: inout [ExactString: IndexChange]) {
         let emptied = modify(&keys[key, default: IndexChange()]) { entry in
             entry.metadata = entry.metadata.map { $0.then(change) } ?? change
             return entry.object == nil && entry.metadata == nil
@@ -269,31 +315,35 @@ public struct Changeset: Sendable {
 
     /// Takes the changes listed for `collection` out of the changeset (``ChangeRecorder`` records
     /// into them directly); ``restoreKeys(_:of:)`` puts them back.
-    mutating func takeKeys(of collection: String) -> [String: IndexChange] {
-        entries.removeValue(forKey: collection) ?? [:]
+    mutating func takeKeys(of collection: String) -> [ExactString: IndexChange] {
+        entries.removeValue(forKey: ExactString(collection)) ?? [:]
     }
 
     /// Puts back what ``takeKeys(of:)`` took, with the changes recorded since.
-    mutating func restoreKeys(_ keys: [String: IndexChange], of collection: String) {
-        if !keys.isEmpty { entries[collection] = keys }
+    mutating func restoreKeys(_ keys: [ExactString: IndexChange], of collection: String) {
+        if !keys.isEmpty { entries[ExactString(collection)] = keys }
     }
 
     @inline(__always)
     private static func modify<T, R>(_ value: inout T, _ body: (inout T) -> R) -> R { body(&value) }
 
     mutating func recordCleared(_ collection: String) {
+        recordCleared(ExactString(collection))
+    }
+
+    private mutating func recordCleared(_ collection: ExactString) {
         entries[collection] = nil
-        clearedCollections.insert(collection)
+        cleared.insert(collection)
     }
 
     mutating func recordRemovedEverything() {
         entries.removeAll()
-        clearedCollections.removeAll()
+        cleared.removeAll()
         removedEverything = true
     }
 
     mutating func recordExtensionChanges(_ payload: [UInt8], named name: String) {
-        extensionPayloads[name, default: []].append(payload)
+        extensionPayloads[ExactString(name), default: []].append(payload)
     }
 
     mutating func recordCommitInfo(_ bytes: [UInt8]) {
@@ -316,15 +366,14 @@ public struct Changeset: Sendable {
         }
         if later.removedEverything {
             entries.removeAll()
-            clearedCollections.removeAll()
+            cleared.removeAll()
             removedEverything = true
         }
-        for collection in later.clearedCollections { recordCleared(collection) }
+        for collection in later.cleared { recordCleared(collection) }
         for (collection, keys) in later.entries {
             for (key, change) in keys {
-                let index = YapDB.Index(collection: collection, key: key)
-                if let object = change.object { recordObject(index, object) }
-                if let metadata = change.metadata { recordMetadata(index, metadata) }
+                if let object = change.object { recordObject(collection, key, object) }
+                if let metadata = change.metadata { recordMetadata(collection, key, metadata) }
             }
         }
         for (name, payloads) in later.extensionPayloads where extensionPayloads[name] != [Self.droppedExtensionChanges] {
@@ -369,32 +418,6 @@ public struct Changeset: Sendable {
     }
 
     // MARK: Change log form
-
-    /// The form a changeset takes in the `log` database: MessagePack, readable by any tool. The
-    /// `values` key (written with ``Database/Configuration/keepsValueHistory``) is read only by the
-    /// history (`ChangeLog+History.swift`), so catching up caches never copies values.
-    ///
-    /// `Payload` is how the `extensions` and `info` payloads are stored: `bin` (`Data`) in the
-    /// entries this Larder writes (``logEntryVersion`` 2), an array of byte-sized integers
-    /// (`[UInt8]`) in the entries of stores of format 1 and 2 (entry version 1), which still read.
-    private struct LogForm<Payload: Codable>: Codable {
-        var version: Int
-        var first: UInt64
-        var last: UInt64
-        var everything: Bool
-        var cleared: [String]
-        /// collection -> key -> object change code + 4 × metadata change code (0 none, 1 inserted, 2 updated, 3 removed)
-        var changes: [String: [String: UInt8]]
-        var extensions: [String: [Payload]]
-        var info: [Payload]
-        /// Absent in entries written before commits had times.
-        var time: Date?
-    }
-
-    /// The entry's `version` key alone, read first to choose the payloads' ``LogForm``.
-    private struct LogEntryVersion: Decodable {
-        var version: Int
-    }
 
     /// The version of the log entries this Larder writes: 2, with `bin` payloads.
     static let logEntryVersion = 2
@@ -442,13 +465,13 @@ public struct Changeset: Sendable {
         writer.writeUInt(commits.upperBound)
         fits = fits && writer.writeString("everything")
         writer.writeBool(removedEverything)
-        fits = fits && writer.writeString("cleared") && writer.writeArrayHeader(clearedCollections.count)
-        for collection in clearedCollections.sorted() { fits = fits && writer.writeString(collection) }
+        fits = fits && writer.writeString("cleared") && writer.writeArrayHeader(cleared.count)
+        for collection in cleared.sorted() { fits = fits && writer.writeString(collection.string) }
         fits = fits && writer.writeString("changes") && writer.writeMapHeader(entries.count)
         for (collection, keys) in entries {
-            fits = fits && writer.writeString(collection) && writer.writeMapHeader(keys.count)
+            fits = fits && writer.writeString(collection.string) && writer.writeMapHeader(keys.count)
             for (key, change) in keys {
-                fits = fits && writer.writeString(key)
+                fits = fits && writer.writeString(key.string)
                 writer.writeUInt(UInt64(Self.code(change.object) | Self.code(change.metadata) << 4))
             }
         }
@@ -460,7 +483,7 @@ public struct Changeset: Sendable {
         }
         fits = fits && writer.writeString("extensions") && writer.writeMapHeader(extensionPayloads.count)
         for (name, payloads) in extensionPayloads {
-            fits = fits && writer.writeString(name)
+            fits = fits && writer.writeString(name.string)
             writePayloads(payloads)
         }
         fits = fits && writer.writeString("info")
@@ -494,17 +517,17 @@ public struct Changeset: Sendable {
         var collectionsWritten = 0
         for (collection, keys) in entries {
             let collectionStart = writer.count
-            fits = fits && writer.writeString(collection)
+            fits = fits && writer.writeString(collection.string)
             let keysStart = writer.count
             writer.bytes.append(0x80)
             var keysWritten = 0
             for (key, change) in keys {
                 let keyStart = writer.count
-                fits = fits && writer.writeString(key) && writer.writeArrayHeader(2)
+                fits = fits && writer.writeString(key.string) && writer.writeArrayHeader(2)
                 var present = false
                 func writeHalf(_ change: Change?, metadata: Bool) throws {
                     // A removed half has nothing to look up.
-                    if let change, change != .removed, let stored = try storedValues(collection, key, metadata) {
+                    if let change, change != .removed, let stored = try storedValues(collection.string, key.string, metadata) {
                         fits = fits && writer.writeBinary(stored)
                         present = true
                     } else {
@@ -527,41 +550,6 @@ public struct Changeset: Sendable {
             }
         }
         return fits && writer.patchContainerHeader(at: mapStart, count: collectionsWritten, isMap: true)
-    }
-
-    /// Reads a changeset from its `log` form: either entry version (see ``LogForm``).
-    init(logBytes bytes: UnsafeRawBufferPointer) throws {
-        let decoder = MessagePackDecoder()
-        func decode<T: Decodable>(_ type: T.Type) throws -> T {
-            do {
-                return try decoder.decode(T.self, from: bytes)
-            } catch {
-                throw LarderError(.corruptValue, "a change log entry does not decode", operation: "readChangeLog", underlying: String(describing: error))
-            }
-        }
-        switch try decode(LogEntryVersion.self).version {
-        case Self.logEntryVersion:
-            try self.init(try decode(LogForm<Data>.self)) { [UInt8]($0) }
-        case Self.integerArrayLogEntryVersion:
-            try self.init(try decode(LogForm<[UInt8]>.self)) { $0 }
-        case let version:
-            throw LarderError(.corruptValue, "a change log entry has version \(version), which this Larder does not know", operation: "readChangeLog")
-        }
-    }
-
-    private init<Payload>(_ form: LogForm<Payload>, bytes: (Payload) -> [UInt8]) throws {
-        guard form.first <= form.last else {
-            throw LarderError(.corruptValue, "a change log entry has an invalid commit range", operation: "readChangeLog")
-        }
-        commits = form.first...form.last
-        removedEverything = form.everything
-        clearedCollections = Set(form.cleared)
-        entries = try form.changes.mapValues { keys in
-            try keys.mapValues { IndexChange(object: try Self.change($0 & 0x0f), metadata: try Self.change($0 >> 4)) }
-        }
-        extensionPayloads = form.extensions.mapValues { $0.map(bytes) }
-        commitInfos = form.info.map(bytes)
-        time = form.time
     }
 }
 

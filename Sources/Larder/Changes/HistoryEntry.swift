@@ -28,6 +28,29 @@ public struct HistoryEntry: Sendable {
         case cleared(collection: String)
         /// Every object and metadata value of every collection was removed.
         case removedEverything
+
+        /// Whether the two are the same event; the collections of two clears compare their UTF-8
+        /// bytes, as the store tells collections apart.
+        public static func == (a: Event, b: Event) -> Bool {
+            switch (a, b) {
+            case (.inserted, .inserted), (.updated, .updated), (.removed, .removed), (.removedEverything, .removedEverything): true
+            case (.cleared(let x), .cleared(let y)): ExactString.bytesEqual(x, y)
+            default: false
+            }
+        }
+
+        /// Hashes the event, a clear's collection as its bytes.
+        public func hash(into hasher: inout Hasher) {
+            switch self {
+            case .inserted: hasher.combine(0)
+            case .updated: hasher.combine(1)
+            case .removed: hasher.combine(2)
+            case .cleared(let collection):
+                hasher.combine(3)
+                ExactString.hashBytes(of: collection, into: &hasher)
+            case .removedEverything: hasher.combine(4)
+            }
+        }
     }
 
     /// The collection and key of the value.

@@ -20,14 +20,15 @@ extension Database {
 
     /// Registers the extension that `make` builds over its opened parts.
     func registerExtension(
-        named name: String, kind: String, versionTag: String, collections: Set<String>?, dependencies: [String],
+        named name: String, kind: String, versionTag: String, collections: Set<ExactString>?, dependencies: [String],
         parts: [String], progress: ((RegistrationProgress) -> Void)?,
         make: (ExtensionParts) throws -> any ExtensionRuntime
     ) throws {
         try Self.validate(extensionName: name)
         let registry = shared.extensions
         if let existing = registry.runtime(named: name) {
-            guard existing.kind == kind, existing.versionTag == versionTag else {
+            // Tags compare their bytes, as the record stores them.
+            guard existing.kind == kind, ExactString.bytesEqual(existing.versionTag, versionTag) else {
                 throw LarderError(
                     .extensionConflict,
                     "an extension named \(name) is registered already with another definition (\(existing.kind), tag \(existing.versionTag)); unregister it first",
@@ -45,13 +46,13 @@ extension Database {
                 let runtime = try make(parts)
                 if runtime.derivesFromPreviousValues { try Self.retireMap(ofExtension: name, in: txn.lmdb) }
                 let record = try ExtensionRecord.read(name, in: txn.lmdb)
-                let current = record.map { $0.kind == kind && $0.versionTag == versionTag && !$0.stale } ?? false
+                let current = record.map { $0.kind == kind && ExactString.bytesEqual($0.versionTag, versionTag) && !$0.stale } ?? false
                 if !current {
                     try parts.empty(in: txn.lmdb)
                     try runtime.rebuild(in: txn) { done, total in
                         progress?(RegistrationProgress(extensionName: name, processed: done, total: total))
                     }
-                    let stored = ExtensionRecord(kind: kind, versionTag: versionTag, collections: collections.map { $0.sorted() }, stale: false, dependencies: dependencies)
+                    let stored = ExtensionRecord(kind: kind, versionTag: versionTag, collections: collections.map { $0.sorted().map(\.string) }, stale: false, dependencies: dependencies)
                     try stored.write(name, in: txn.lmdb)
                     try ExtensionRecord.markDependentsStale(of: name, in: txn.lmdb)
                     txn.recordExtensionChanges(ExtensionPayload.rebuilt, named: name)
@@ -75,7 +76,7 @@ extension Database {
     public func unregisterExtension(named name: String) throws {
         try Self.validate(extensionName: name)
         let registry = shared.extensions
-        let dependents = registry.all.filter { $0.dependencies.contains(name) }.map(\.name)
+        let dependents = registry.all.filter { $0.dependencies.contains { ExactString.bytesEqual($0, name) } }.map(\.name)
         guard dependents.isEmpty else {
             throw LarderError(.extensionConflict, "extensions \(dependents.joined(separator: ", ")) depend on \(name): unregister them first", operation: "unregisterExtension", extensionName: name)
         }

@@ -9,8 +9,9 @@ final class ExtensionMaintenance: WriteParticipant {
     private let registry: ExtensionRegistry
     /// The items each list (view or filtered view) saw change, with their item keys before the
     /// transaction and now, by extension name (lists report them at commit), up to a limit the
-    /// list gives; `nil` for a list that saw more.
-    private var touched: [String: [YapDB.Index: TouchedItem]?] = [:]
+    /// list gives; `nil` for a list that saw more. Extension names are told apart by their bytes,
+    /// as everywhere.
+    private var touched: [ExactString: [YapDB.Index: TouchedItem]?] = [:]
     /// The bytes at an index just before the transaction changed them (see ``willChange(_:at:in:)``),
     /// until the change is handed to the extensions.
     private var previous: (index: YapDB.Index, image: StoredImage)?
@@ -23,11 +24,11 @@ final class ExtensionMaintenance: WriteParticipant {
     /// Whether some extension that keeps previous images reads metadata.
     private let keepsPreviousMetadata: Bool
     /// Relationships extensions that asked for a garbage collection before the commit.
-    private var collectionRequests: Set<String> = []
+    private var collectionRequests: Set<ExactString> = []
     /// Working state an extension keeps while one of its operations runs (the cascade of the
     /// delete rules), by key. Not forked: an operation does not span two callers of a group
     /// commit.
-    var scratch: [String: AnyObject] = [:]
+    var scratch: [ExactString: AnyObject] = [:]
     /// The view trees' changes not yet applied, by the tree's database (not the view's name:
     /// `verifyExtensions()` rebuilds a view under its name into other databases).
     private var pendingTrees: [DatabaseHandle: PendingTreeChanges] = [:]
@@ -65,6 +66,7 @@ final class ExtensionMaintenance: WriteParticipant {
     /// `nil` (a bulk change, which a view reports as a reset: itemizing it would cost more than
     /// the report is worth).
     func noteTouched(_ index: YapDB.Index, by name: String, from old: [UInt8]?, to new: [UInt8]?, limit: Int) {
+        let name = ExactString(name)
         switch touched[name] {
         case nil:
             touched[name] = .some([index: TouchedItem(before: old, now: new)])
@@ -83,13 +85,13 @@ final class ExtensionMaintenance: WriteParticipant {
 
     /// Notes that list `name` changed too much in this transaction to itemize (a reset).
     func noteReset(by name: String) {
-        touched[name] = .some(nil)
+        touched[ExactString(name)] = .some(nil)
     }
 
     /// The items list `name` saw change in this transaction (none: empty), `nil` when they were
     /// more than the limit it gave.
     func touched(by name: String) -> [YapDB.Index: TouchedItem]? {
-        touched[name] ?? [:]
+        touched[ExactString(name)] ?? [:]
     }
 
     // MARK: Previous values
@@ -176,12 +178,12 @@ final class ExtensionMaintenance: WriteParticipant {
 
     /// Asks for a garbage collection by the relationships extension `name` before the commit.
     func requestGarbageCollection(by name: String) {
-        collectionRequests.insert(name)
+        collectionRequests.insert(ExactString(name))
     }
 
     /// Whether extension `name` asked for a garbage collection; forgets the request.
     func takeGarbageCollectionRequest(by name: String) -> Bool {
-        collectionRequests.remove(name) != nil
+        collectionRequests.remove(ExactString(name)) != nil
     }
 
     // MARK: The write path
@@ -211,7 +213,7 @@ final class ExtensionMaintenance: WriteParticipant {
             case .removed(let index):
                 guard runtime.receives(index) else { continue }
             case .cleared(let collection):
-                guard runtime.collections?.contains(collection) ?? true else { continue }
+                guard runtime.collections?.contains(ExactString(collection)) ?? true else { continue }
             case .removedEverything:
                 break
             }
@@ -241,8 +243,9 @@ final class ExtensionMaintenance: WriteParticipant {
     private func markUnregisteredExtensionsStale(after changes: Changeset, in lmdb: LMDBTransaction) throws {
         for name in try ExtensionRecord.names(in: lmdb) where registry.runtime(named: name) == nil {
             guard var record = try ExtensionRecord.read(name, in: lmdb), !record.stale else { continue }
+            let changed = changes.changedCollectionNames
             let touched = changes.removedEverything
-                || record.collections.map { !changes.changedCollections.isDisjoint(with: $0) } ?? !changes.changedCollections.isEmpty
+                || record.collections.map { !changed.isDisjoint(with: $0.lazy.map { ExactString($0) }) } ?? !changed.isEmpty
             guard touched else { continue }
             record.stale = true
             try record.write(name, in: lmdb)

@@ -15,9 +15,9 @@ struct ExtensionRecord: Codable, Equatable {
 
     /// Marks stale every recorded extension that depends on `name`.
     static func markDependentsStale(of name: String, in lmdb: LMDBTransaction) throws {
-        for (dependent, var record) in try all(in: lmdb) where !record.stale && (record.dependencies ?? []).contains(name) {
+        for (dependent, var record) in try all(in: lmdb) where !record.stale && (record.dependencies ?? []).contains(where: { ExactString.bytesEqual($0, name) }) {
             record.stale = true
-            try record.write(dependent, in: lmdb)
+            try record.write(dependent.string, in: lmdb)
         }
     }
 
@@ -55,10 +55,10 @@ struct ExtensionRecord: Codable, Equatable {
         return names
     }
 
-    /// Every record in the store, by extension name.
-    static func all(in lmdb: LMDBTransaction) throws -> [String: ExtensionRecord] {
-        var records: [String: ExtensionRecord] = [:]
-        for name in try names(in: lmdb) { records[name] = try read(name, in: lmdb) }
+    /// Every record in the store, by extension name (its bytes).
+    static func all(in lmdb: LMDBTransaction) throws -> [ExactString: ExtensionRecord] {
+        var records: [ExactString: ExtensionRecord] = [:]
+        for name in try names(in: lmdb) { records[ExactString(name)] = try read(name, in: lmdb) }
         return records
     }
 }

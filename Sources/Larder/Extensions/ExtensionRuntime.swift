@@ -14,8 +14,8 @@ protocol ExtensionRuntime: AnyObject, Sendable {
     var kind: String { get }
     /// Changes when the definition changes; a new tag rebuilds the extension.
     var versionTag: String { get }
-    /// The collections whose changes it receives; `nil` for all.
-    var collections: Set<String>? { get }
+    /// The collections whose changes it receives, told apart by their bytes; `nil` for all.
+    var collections: Set<ExactString>? { get }
     /// Extensions that must be registered first (and are updated first in each write).
     var dependencies: [String] { get }
     /// Whether a change of metadata alone concerns it.
@@ -51,6 +51,6 @@ extension ExtensionRuntime {
 
     /// Whether `change` concerns this extension.
     func receives(_ index: YapDB.Index) -> Bool {
-        collections?.contains(index.collection) ?? true
+        collections?.contains(ExactString(index.collection)) ?? true
     }
 }

@@ -48,16 +48,16 @@ extension ReadTransaction {
     }
 
     /// The number of objects in `collections` (`nil`: all), for progress reports.
-    func objectCount(in collections: Set<String>?) throws -> Int {
+    func objectCount(in collections: Set<ExactString>?) throws -> Int {
         guard let collections else { return try numberOfKeysInAllCollections() }
-        return try collections.reduce(0) { $0 + (try numberOfKeys(inCollection: $1)) }
+        return try collections.reduce(0) { $0 + (try numberOfKeys(inCollection: $1.string)) }
     }
 
     /// Calls `body` with the index of every object in `collections` (`nil`: all), in storage order.
     /// `body` may write to extension databases, not to objects.
-    func forEachObjectIndex(in collections: Set<String>?, _ body: (YapDB.Index) throws -> Void) throws {
+    func forEachObjectIndex(in collections: Set<ExactString>?, _ body: (YapDB.Index) throws -> Void) throws {
         if let collections {
-            for collection in collections.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
+            for collection in collections.sorted().lazy.map(\.string) {
                 try enumerateKeys(inCollection: collection) { key, _ in try body(YapDB.Index(collection: collection, key: key)) }
             }
         } else {

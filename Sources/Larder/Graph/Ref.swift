@@ -44,11 +44,12 @@ public struct Ref<T: Persistable>: Sendable, Hashable, Codable, CustomStringConv
     /// `Ref<Type>(collection/key)`.
     public var description: String { "Ref<\(T.self)>(\(index))" }
 
-    /// Two refs are equal when they point at the same key, whether or not they carry the target.
-    public static func == (a: Ref, b: Ref) -> Bool { a.key == b.key }
+    /// Two refs are equal when they point at the same key, byte for byte (two keys that Swift's
+    /// `String ==` calls equal are two values in the store), whether or not they carry the target.
+    public static func == (a: Ref, b: Ref) -> Bool { ExactString.bytesEqual(a.key, b.key) }
 
-    /// Hashes the key alone, as ``==(_:_:)`` compares it.
-    public func hash(into hasher: inout Hasher) { hasher.combine(key) }
+    /// Hashes the key's bytes alone, as ``==(_:_:)`` compares it.
+    public func hash(into hasher: inout Hasher) { ExactString.hashBytes(of: key, into: &hasher) }
 
     /// Decodes the key (a single string). Inside ``ReadTransaction/load(_:key:depth:)`` it also
     /// loads the target, to the depth asked.

@@ -25,7 +25,7 @@ extension ReadTransaction {
     ///   collection than `T`'s (it names something else).
     public final func root<T: Persistable>(named name: String, as type: T.Type = T.self) throws -> Ref<T>? {
         guard let index = try rootIndex(named: name) else { return nil }
-        guard index.collection == T.collection else {
+        guard ExactString.bytesEqual(index.collection, T.collection) else {
             throw LarderError(.decodingFailed, "the root \(name) names a value in collection \(index.collection), not a value of \(T.self) (collection \(T.collection))", operation: "root", index: index)
         }
         return Ref(key: index.key)

@@ -55,14 +55,13 @@ extension Database {
     /// extensions that this process has not registered.
     /// - Throws: ``LarderError/Code/corruptValue`` when a record does not decode.
     public func recordedExtensions() throws -> [RecordedExtension] {
-        let registered = Set(registeredExtensions)
+        let registered = Set(names: registeredExtensions)
         return try read { txn in
-            try ExtensionRecord.all(in: txn.lmdb).map { name, record in
+            try ExtensionRecord.all(in: txn.lmdb).sorted { $0.key < $1.key }.map { name, record in
                 RecordedExtension(
-                    name: name, kind: record.kind, versionTag: record.versionTag, collections: record.collections,
+                    name: name.string, kind: record.kind, versionTag: record.versionTag, collections: record.collections,
                     dependencies: record.dependencies ?? [], isStale: record.stale, isRegisteredInThisProcess: registered.contains(name))
             }
-            .sorted { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }
         }
     }
 

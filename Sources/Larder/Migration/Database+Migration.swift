@@ -92,7 +92,9 @@ extension ReadWriteTransaction {
         let database = metadata ? lmdb.databases.metadata : lmdb.databases.objects
         try walk(database, collection: collection, range: KeyRange(from: after), operation: "migrate") { keyBytes, stored in
             let key = String(decoding: keyBytes, as: UTF8.self)
-            if key == after { return true }
+            // The range starts at `after` itself; the key that follows may be one Swift's
+            // `String ==` calls equal to it, which is another key.
+            if let after, ExactString.bytesEqual(key, after) { return true }
             if chunk.scanned == limit {
                 chunk.hasMore = true
                 return false

@@ -2,9 +2,16 @@ import Synchronization
 
 /// The ``ValueMigrations`` registered with a ``Database``, by collection and half.
 final class MigrationRegistry: Sendable {
+    /// A collection (its bytes: versions declared for one collection are not those of another
+    /// whose name Swift calls equal) and a half.
     private struct Slot: Hashable {
-        let collection: String
+        let collection: ExactString
         let metadata: Bool
+
+        init(collection: String, metadata: Bool) {
+            self.collection = ExactString(collection)
+            self.metadata = metadata
+        }
     }
 
     private let declarations = Mutex<[Slot: ValueMigrations]>([:])

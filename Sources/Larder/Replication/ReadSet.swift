@@ -10,18 +10,20 @@ package struct ReadSet: Sendable, Equatable {
     /// Something read every collection (an enumeration of all of them, the list of collections,
     /// an extension that reads every collection).
     package var everything = false
-    /// Collections read whole.
-    package var collections: Set<String> = []
-    /// Keys read one by one, by collection.
-    package var keys: [String: Set<String>] = [:]
+    /// Collections read whole, told apart by their bytes (two names Swift's `String ==` calls
+    /// equal are two collections); `sorted()` lists them in byte order.
+    package var collections: NameSet = []
+    /// Keys read one by one, by collection, all told apart by their bytes.
+    package var keys: [ExactString: NameSet] = [:]
 
     package init() {}
 
-    /// The keys read one by one as (collection, key) pairs, collections read whole left out.
+    /// The keys read one by one as (collection, key) pairs, collections read whole left out,
+    /// in byte order.
     package var pointReads: [(collection: String, key: String)] {
         var reads: [(collection: String, key: String)] = []
-        for (collection, keys) in keys where !collections.contains(collection) {
-            for key in keys { reads.append((collection, key)) }
+        for (collection, keys) in keys.sorted(by: { $0.key < $1.key }) where !collections.contains(collection.string) {
+            for key in keys.sorted() { reads.append((collection.string, key)) }
         }
         return reads
     }

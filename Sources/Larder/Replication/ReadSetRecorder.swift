@@ -4,19 +4,19 @@ final class ReadSetRecorder {
 
     func key(_ key: String, inCollection collection: String) {
         guard !reads.everything, !reads.collections.contains(collection) else { return }
-        reads.keys[collection, default: []].insert(key)
+        reads.keys[ExactString(collection), default: []].insert(key)
     }
 
     func collection(_ collection: String) {
         guard !reads.everything else { return }
         reads.collections.insert(collection)
-        reads.keys[collection] = nil
+        reads.keys[ExactString(collection)] = nil
     }
 
     /// The collections an extension reads; `nil`: every collection.
-    func collections(_ collections: Set<String>?) {
+    func collections(_ collections: Set<ExactString>?) {
         guard let collections else { return everything() }
-        for collection in collections { self.collection(collection) }
+        for collection in collections { self.collection(collection.string) }
     }
 
     func everything() {

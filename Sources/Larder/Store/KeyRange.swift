@@ -28,6 +28,34 @@ public struct KeyRange: Sendable, Hashable {
         self.limit = limit
     }
 
+    /// Whether the two ranges visit the same keys in the same order: bounds and prefixes with the
+    /// same UTF-8 bytes (keys are bytes: `"caf\u{E9}"` and `"cafe\u{301}"` bound different ranges),
+    /// the same direction and limit.
+    public static func == (a: KeyRange, b: KeyRange) -> Bool {
+        func same(_ x: String?, _ y: String?) -> Bool {
+            switch (x, y) {
+            case (nil, nil): true
+            case (let x?, let y?): ExactString.bytesEqual(x, y)
+            default: false
+            }
+        }
+        return a.reversed == b.reversed && a.limit == b.limit && same(a.from, b.from) && same(a.to, b.to) && same(a.prefix, b.prefix)
+    }
+
+    /// Hashes what ``==(_:_:)`` compares, the bounds as their bytes.
+    public func hash(into hasher: inout Hasher) {
+        for bound in [from, to, prefix] {
+            if let bound {
+                hasher.combine(true)
+                ExactString.hashBytes(of: bound, into: &hasher)
+            } else {
+                hasher.combine(false)
+            }
+        }
+        hasher.combine(reversed)
+        hasher.combine(limit)
+    }
+
     /// Every key, in ascending order.
     public static let all = KeyRange()
     /// The keys that start with `prefix`, in ascending order.

@@ -83,19 +83,30 @@ extension ReadTransaction {
     }
 
     /// The objects stored under `keys` in `collection`, by key; keys with no object are absent.
+    ///
+    /// A `[String: T]` has one entry for two keys that Swift's `String ==` calls equal
+    /// (`"caf\u{E9}"` and `"cafe\u{301}"`), which the store keeps apart: the later of the two
+    /// found is there. `objects(at:as:)` keys its result by ``YapDB/Index``, which compares
+    /// bytes.
     /// - Throws: as ``object(forKey:inCollection:archiver:)``.
     public final func objects<T: Saveable>(forKeys keys: some Sequence<String>, inCollection collection: String, as type: T.Type = T.self) throws -> [String: T] {
         var found: [String: T] = [:]
-        for key in keys { found[key] = try object(forKey: key, inCollection: collection, as: T.self) }
+        for key in keys {
+            if let value = try object(forKey: key, inCollection: collection, as: T.self) { found[key] = value }
+        }
         return found
     }
 
     /// The objects stored under `keys` in `collection`, by key; keys with no object are absent.
+    ///
+    /// As the `Saveable` form: one entry for two keys Swift calls equal.
     /// - Throws: as ``object(forKey:inCollection:archiver:)``.
     @_disfavoredOverload
     public final func objects<T: Codable>(forKeys keys: some Sequence<String>, inCollection collection: String, as type: T.Type = T.self) throws -> [String: T] {
         var found: [String: T] = [:]
-        for key in keys { found[key] = try object(forKey: key, inCollection: collection, as: T.self) }
+        for key in keys {
+            if let value = try object(forKey: key, inCollection: collection, as: T.self) { found[key] = value }
+        }
         return found
     }
 

@@ -656,7 +656,7 @@ public final class ReadWriteTransaction: ReadTransaction {
         let changes = state.changes.changeset()
         var commit = ReplicatedCommit()
         commit.removedEverything = changes.removedEverything
-        commit.cleared = changes.clearedCollections.sorted()
+        commit.cleared = changes.clearedCollectionsInByteOrder
         var rows: [ReplicatedCommit.Row] = []
         rows.reserveCapacity(changes.entryCount)
         var failure: (any Error)?
@@ -674,7 +674,7 @@ public final class ReadWriteTransaction: ReadTransaction {
             }
         }
         if let failure { throw failure }
-        commit.rows = rows.sorted { ($0.collection, $0.key) < ($1.collection, $1.key) }
+        commit.rows = rows.sorted { YapDB.Index(collection: $0.collection, key: $0.key) < YapDB.Index(collection: $1.collection, key: $1.key) }
         commit.info = changes.commitInfos
         return commit
     }
@@ -692,7 +692,7 @@ public final class ReadWriteTransaction: ReadTransaction {
     override func pendingNewCollections() throws -> [String] {
         var names: [String] = []
         for (name, change) in state.countChanges.all() where change > 0 {
-            if try storedCount(of: name) == 0 { names.append(name) }
+            if try storedCount(of: name.string) == 0 { names.append(name.string) }
         }
         return names
     }
@@ -702,8 +702,8 @@ public final class ReadWriteTransaction: ReadTransaction {
     func finish() throws -> Changeset? {
         try completeClosure()
         for (collection, change) in state.countChanges.all() where change != 0 {
-            let count = try storedCount(of: collection) + change
-            let key = StorageKey.prefix(of: collection)
+            let count = try storedCount(of: collection.string) + change
+            let key = StorageKey.prefix(of: collection.string)
             if count > 0 {
                 let stored = UInt64(count).bigEndian
                 try key.withUnsafeBytes { key in

@@ -90,7 +90,7 @@ final class UndoCapture {
             guard let slot = slot(of: index) else { return }
             after[slot] = StoredImage()
         case .cleared(let collection):
-            for (slot, index) in order.enumerated() where index.collection == collection { after[slot] = StoredImage() }
+            for (slot, index) in order.enumerated() where ExactString.bytesEqual(index.collection, collection) { after[slot] = StoredImage() }
         case .removedEverything:
             for slot in after.indices { after[slot] = StoredImage() }
         }

@@ -6,7 +6,8 @@
 /// the list into the table only when somebody asks (a read in the transaction, the commit) or the
 /// run moves to another collection: the collection's name is looked up once per run rather than at
 /// every write, and the table of keys grows once, to its final size, instead of doubling (and
-/// rehashing every key) as the writes arrive.
+/// rehashing every key) as the writes arrive. Collections and keys are told apart by their bytes
+/// (``ExactString``), as the store keeps them.
 struct ChangeRecorder {
     /// One recorded change of the current run, in order.
     private struct Pending {
@@ -27,17 +28,17 @@ struct ChangeRecorder {
     }
 
     mutating func recordObject(_ index: YapDB.Index, _ change: Changeset.Change) {
-        if index.collection != collection { startRun(in: index.collection) }
+        if !isCurrent(index.collection) { startRun(in: index.collection) }
         pending.append(Pending(key: index.key, change: change, ofMetadata: false))
     }
 
     mutating func recordMetadata(_ index: YapDB.Index, _ change: Changeset.Change) {
-        if index.collection != collection { startRun(in: index.collection) }
+        if !isCurrent(index.collection) { startRun(in: index.collection) }
         pending.append(Pending(key: index.key, change: change, ofMetadata: true))
     }
 
     mutating func recordCleared(_ collection: String) {
-        if collection == self.collection {
+        if isCurrent(collection) {
             // What the run recorded is removed with the collection.
             pending.removeAll(keepingCapacity: true)
             self.collection = nil
@@ -61,7 +62,7 @@ struct ChangeRecorder {
 
     /// Whether the object or the metadata at `index` changed (see ``Changeset/hasChange(for:)``).
     mutating func hasChange(for index: YapDB.Index) -> Bool {
-        if index.collection == collection { settle() }
+        if isCurrent(index.collection) { settle() }
         return settled.hasChange(for: index)
     }
 
@@ -69,6 +70,13 @@ struct ChangeRecorder {
     mutating func changeset() -> Changeset {
         settle()
         return settled
+    }
+
+    /// Whether `name` is the collection of the current run, byte for byte.
+    @inline(__always)
+    private func isCurrent(_ name: String) -> Bool {
+        guard let collection else { return false }
+        return ExactString.bytesEqual(name, collection)
     }
 
     private mutating func startRun(in name: String) {
@@ -83,9 +91,9 @@ struct ChangeRecorder {
         keys.reserveCapacity(keys.count + pending.count)
         for change in pending {
             if change.ofMetadata {
-                Changeset.record(metadata: change.change, at: change.key, in: &keys)
+                Changeset.record(metadata: change.change, at: ExactString(change.key), in: &keys)
             } else {
-                Changeset.record(object: change.change, at: change.key, in: &keys)
+                Changeset.record(object: change.change, at: ExactString(change.key), in: &keys)
             }
         }
         pending.removeAll(keepingCapacity: true)

@@ -1,13 +1,14 @@
 /// The changes of collection counts a write transaction has not yet written to the
 /// `collections` database, with the collection written last held apart (as in
-/// ``ChangeRecorder``).
+/// ``ChangeRecorder``). Collections are told apart by their bytes (``ExactString``): two names
+/// Swift calls equal are two counts.
 struct CountChanges {
-    private var settled: [String: Int] = [:]
+    private var settled: [ExactString: Int] = [:]
     private var collection: String?
     private var delta = 0
 
     mutating func add(_ change: Int, to name: String) {
-        if name != collection {
+        if !isCurrent(name) {
             settle()
             collection = name
         }
@@ -16,15 +17,15 @@ struct CountChanges {
 
     /// The change of `name`'s count.
     subscript(name: String) -> Int {
-        (settled[name] ?? 0) + (name == collection ? delta : 0)
+        (settled[ExactString(name)] ?? 0) + (isCurrent(name) ? delta : 0)
     }
 
     /// Every collection whose count changed, with the change (`0` included when a collection's
     /// changes cancelled out).
-    func all() -> [String: Int] {
+    func all() -> [ExactString: Int] {
         guard let collection else { return settled }
         var all = settled
-        all[collection, default: 0] += delta
+        all[ExactString(collection), default: 0] += delta
         return all
     }
 
@@ -34,8 +35,14 @@ struct CountChanges {
         delta = 0
     }
 
+    @inline(__always)
+    private func isCurrent(_ name: String) -> Bool {
+        guard let collection else { return false }
+        return ExactString.bytesEqual(name, collection)
+    }
+
     private mutating func settle() {
-        if let collection { settled[collection, default: 0] += delta }
+        if let collection { settled[ExactString(collection), default: 0] += delta }
         collection = nil
         delta = 0
     }

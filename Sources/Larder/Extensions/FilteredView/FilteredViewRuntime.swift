@@ -27,7 +27,7 @@ final class FilteredViewRuntime<Object: Codable & Sendable, Metadata: Codable & 
 
     var kind: String { ExtensionKind.filteredView }
     var versionTag: String { definition.versionTag }
-    var collections: Set<String>? { parentRuntime.collections }
+    var collections: Set<ExactString>? { parentRuntime.collections }
     var dependencies: [String] { [definition.parent] }
     var readsMetadata: Bool { list.readsMetadata }
 

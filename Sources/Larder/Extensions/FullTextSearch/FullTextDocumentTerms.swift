@@ -5,8 +5,10 @@
 /// occurs, then per column its number, the number of positions and the positions (the first as
 /// it is, the others as the difference from the one before), every field a varint.
 struct FullTextDocumentTerms: Equatable {
-    /// The indexed terms (see ``FullTextTerm/indexed(_:)``), each once, in `String` order (any
-    /// fixed order serves: it only lines up two documents' terms).
+    /// The indexed terms (see ``FullTextTerm/indexed(_:)``), each once, in UTF-8 byte order (any
+    /// fixed order serves: it only lines up two documents' terms). Terms are told apart by their
+    /// bytes, as the `postings` database keys them (the tokenizer gives them in NFC, where
+    /// bytes and `String ==` agree, but nothing here relies on it).
     private(set) var terms: [String] = []
     /// Where each term's posting lies in ``postingBytes``.
     private(set) var postingRanges: [Range<Int>] = []
@@ -25,7 +27,7 @@ struct FullTextDocumentTerms: Equatable {
     /// - Complexity: O(t + u log u) for t tokens of which u are distinct.
     init(texts: [String], tokenizer: FullTextTokenizer) {
         // Each distinct term string gets a slot; each token an occurrence of its slot.
-        var slotOfTerm: [String: Int] = [:]
+        var slotOfTerm: [ExactString: Int] = [:]
         var slotTerms: [String?] = []
         var occurrences: [(slot: Int, column: Int, position: Int)] = []
         for (column, text) in texts.enumerated() {
@@ -33,11 +35,11 @@ struct FullTextDocumentTerms: Equatable {
             tokenizer.forEachToken(in: text) { token in
                 count += 1
                 let slot: Int
-                if let known = slotOfTerm[token.term] {
+                if let known = slotOfTerm[ExactString(token.term)] {
                     slot = known
                 } else {
                     slot = slotTerms.count
-                    slotOfTerm[token.term] = slot
+                    slotOfTerm[ExactString(token.term)] = slot
                     slotTerms.append(FullTextTerm.indexed(token.term))
                 }
                 if slotTerms[slot] != nil { occurrences.append((slot, column, max(0, token.position))) }
@@ -49,11 +51,11 @@ struct FullTextDocumentTerms: Equatable {
         var sortedSlots: [(term: String, slot: Int)] = []
         sortedSlots.reserveCapacity(slotTerms.count)
         for (slot, term) in slotTerms.enumerated() { if let term { sortedSlots.append((term, slot)) } }
-        sortedSlots.sort { $0.term < $1.term }
+        sortedSlots.sort { ExactString.bytesPrecede($0.term, $1.term) }
         var rankOfSlot = [Int](repeating: -1, count: slotTerms.count)
         terms.reserveCapacity(sortedSlots.count)
         for (term, slot) in sortedSlots {
-            if terms.last != term { terms.append(term) }
+            if !(terms.last.map { ExactString.bytesEqual($0, term) } ?? false) { terms.append(term) }
             rankOfSlot[slot] = terms.count - 1
         }
 

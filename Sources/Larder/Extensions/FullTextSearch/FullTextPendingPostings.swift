@@ -72,7 +72,7 @@ struct FullTextPendingPostings {
     private mutating func slot(of term: String) -> Int {
         let key = term.utf8.count > FullTextTerm.maximumBytes ? FullTextTerm.indexed(term) ?? term : term
         let hash = FullTextTermTable.hash(key)
-        if let known = table.slot(hash: hash, isTerm: { slots[$0].key == key }) { return known }
+        if let known = table.slot(hash: hash, isTerm: { ExactString.bytesEqual(slots[$0].key, key) }) { return known }
         let slot = slots.count
         table.insert(hash: hash, slot: slot)
         let indexed = FullTextTerm.indexed(key)
@@ -172,7 +172,7 @@ struct FullTextPendingPostings {
     /// Takes the waiting postings of `term` out, if it has any.
     mutating func take(_ term: String) -> Term? {
         let key = term.utf8.count > FullTextTerm.maximumBytes ? FullTextTerm.indexed(term) ?? term : term
-        guard let slot = table.slot(hash: FullTextTermTable.hash(key), isTerm: { slots[$0].key == key }), terms[slot].count > 0 else { return nil }
+        guard let slot = table.slot(hash: FullTextTermTable.hash(key), isTerm: { ExactString.bytesEqual(slots[$0].key, key) }), terms[slot].count > 0 else { return nil }
         let taken = terms[slot]
         terms[slot] = Term(term: taken.term)
         waitingTerms -= 1
@@ -191,6 +191,6 @@ struct FullTextPendingPostings {
         }
         waitingTerms = 0
         byteCount = slots.reduce(0) { $0 + $1.key.utf8.count + 96 }
-        return taken.sorted { $0.term < $1.term }
+        return taken.sorted { ExactString.bytesPrecede($0.term, $1.term) }
     }
 }

@@ -31,7 +31,8 @@ public struct FullTextSearch<Object: Codable & Sendable, Metadata: Codable & Sen
     /// The texts of the object at `index`, one per column, or `nil` to leave it out.
     public typealias Texts = @Sendable (_ index: YapDB.Index, _ object: Object, _ metadata: Metadata?) -> [String]?
 
-    /// The collections indexed; `nil` for every collection.
+    /// The collections indexed, matched by their UTF-8 bytes (a collection whose name Swift's
+    /// `String ==` calls equal to one of them is another collection); `nil` for every collection.
     public let collections: Set<String>?
     /// Change it whenever the texts closure, the columns or the tokenizer change: a new tag
     /// rebuilds the index.
@@ -119,7 +120,7 @@ extension Database {
         }
         try registerExtension(
             named: name, kind: ExtensionKind.fullTextSearch, versionTag: search.versionTag,
-            collections: search.collections, dependencies: [], parts: FullTextStorage.partNames, progress: progress
+            collections: search.collections.map(Set.init(names:)), dependencies: [], parts: FullTextStorage.partNames, progress: progress
         ) { parts in
             FullTextSearchRuntime(name: name, definition: search, parts: parts)
         }

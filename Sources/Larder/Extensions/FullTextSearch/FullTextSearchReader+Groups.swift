@@ -37,7 +37,8 @@ extension FullTextSearchReader {
             }
             ids = ids.filter { members.contains($0) }
         } else {
-            ids = try ids.filter { id in try items.location(of: searcher.index(ofDocument: id))?.group == group }
+            // The group's bytes: a group whose name Swift calls equal is another group.
+            ids = try ids.filter { id in try items.location(of: searcher.index(ofDocument: id)).map { ExactString.bytesEqual($0.group, group) } ?? false }
         }
         let scores = try searcher.scores(of: ids, plan: plan, lists: &lists)
         return try searcher.ranked(ids, scores: scores, limit: limit, offset: offset)

@@ -9,17 +9,18 @@ final class FullTextSearchRuntime<Object: Codable & Sendable, Metadata: Codable 
     let definition: FullTextSearch<Object, Metadata>
     let parts: ExtensionParts
     let storage: FullTextStorage
+    let collections: Set<ExactString>?
 
     init(name: String, definition: FullTextSearch<Object, Metadata>, parts: ExtensionParts) {
         self.name = name
         self.definition = definition
         self.parts = parts
         self.storage = FullTextStorage(name: name, parts: parts, columnCount: definition.columnNames.count, tokenizer: definition.tokenizer)
+        self.collections = definition.collections.map(Set.init(names:))
     }
 
     var kind: String { ExtensionKind.fullTextSearch }
     var versionTag: String { definition.versionTag }
-    var collections: Set<String>? { definition.collections }
     var dependencies: [String] { [] }
     var readsMetadata: Bool { Metadata.self != NoMetadata.self }
     var derivesFromPreviousValues: Bool { true }
@@ -68,7 +69,7 @@ final class FullTextSearchRuntime<Object: Codable & Sendable, Metadata: Codable 
             guard let old = try previousTexts(of: index, in: txn) else { return }
             try storage.withPending(in: txn) { try storage.update(index, from: old, to: nil, pending: &$0, in: txn) }
         case .cleared(let collection):
-            guard collections != [collection] else {
+            guard collections != [ExactString(collection)] else {
                 storage.discardPending(in: txn)
                 return try parts.empty(in: txn.lmdb)
             }

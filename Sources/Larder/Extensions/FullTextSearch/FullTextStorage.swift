@@ -147,10 +147,10 @@ struct FullTextStorage: Sendable {
                 order = 1
             } else if n == new.terms.count {
                 order = -1
-            } else if old.terms[o] == new.terms[n] {
+            } else if ExactString.bytesEqual(old.terms[o], new.terms[n]) {
                 order = 0
             } else {
-                order = old.terms[o] < new.terms[n] ? -1 : 1
+                order = ExactString.bytesPrecede(old.terms[o], new.terms[n]) ? -1 : 1
             }
             // A term about to be edited gets its waiting postings (of documents added earlier in
             // this transaction) written first.

@@ -14,4 +14,19 @@ public struct RelationshipEdge: Sendable, Hashable, CustomStringConvertible {
 
     /// `source -name-> destination`.
     public var description: String { "\(source) -\(name)-> \(destination)" }
+
+    /// Whether the two edges are the same: their names have the same UTF-8 bytes (as the store
+    /// keys edges), and their ends, rules and kind are equal.
+    public static func == (a: RelationshipEdge, b: RelationshipEdge) -> Bool {
+        ExactString.bytesEqual(a.name, b.name) && a.source == b.source && a.destination == b.destination && a.rules == b.rules && a.isManual == b.isManual
+    }
+
+    /// Hashes what ``==(_:_:)`` compares, the name as its bytes.
+    public func hash(into hasher: inout Hasher) {
+        ExactString.hashBytes(of: name, into: &hasher)
+        hasher.combine(source)
+        hasher.combine(destination)
+        hasher.combine(rules)
+        hasher.combine(isManual)
+    }
 }

@@ -24,13 +24,16 @@
 public struct Relationships: Sendable {
     /// Change it whenever an edge closure changes: a new tag rebuilds the edges.
     public let versionTag: String
-    /// The collections whose unreachable values garbage collection deletes.
+    /// The collections whose unreachable values garbage collection deletes, matched by their
+    /// UTF-8 bytes (a collection whose name Swift's `String ==` calls equal to one of them is
+    /// another collection, whose values are never collected).
     public private(set) var garbageCollected: Set<String> = []
     /// Whether garbage collection runs at the end of every write that removed a reference into a
     /// garbage-collected collection (or a root).
     public private(set) var collectsAfterWrites = false
-    /// Where the edges come from, by source collection.
-    private(set) var sources: [String: [EdgeSource]] = [:]
+    /// Where the edges come from, by source collection (its bytes: two types whose collections'
+    /// names Swift calls equal are two sources).
+    private(set) var sources: [ExactString: [EdgeSource]] = [:]
 
     /// Relationships with no edge sources yet; add them with ``edges(from:_:nullify:)`` and
     /// ``references(from:rules:)``.
@@ -47,7 +50,7 @@ public struct Relationships: Sendable {
         nullify: (@Sendable (inout T, RelationshipEdge) -> Void)? = nil
     ) -> Relationships {
         var copy = self
-        copy.sources[T.collection, default: []].append(EdgeSource(type: T.self, links: edges, nullify: nullify))
+        copy.sources[ExactString(T.collection), default: []].append(EdgeSource(type: T.self, links: edges, nullify: nullify))
         return copy
     }
 

@@ -26,5 +26,19 @@ extension Relationships {
             self.destination = destination
             self.rules = rules
         }
+
+        /// Whether the two links are the same: their names have the same UTF-8 bytes (as the
+        /// store keys edges), and their ends and rules are equal.
+        public static func == (a: Link, b: Link) -> Bool {
+            ExactString.bytesEqual(a.name, b.name) && a.destination == b.destination && a.rules == b.rules && a.source == b.source
+        }
+
+        /// Hashes what ``==(_:_:)`` compares, the name as its bytes.
+        public func hash(into hasher: inout Hasher) {
+            ExactString.hashBytes(of: name, into: &hasher)
+            hasher.combine(destination)
+            hasher.combine(rules)
+            hasher.combine(source)
+        }
     }
 }

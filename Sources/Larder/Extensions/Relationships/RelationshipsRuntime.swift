@@ -14,25 +14,37 @@ final class RelationshipsRuntime: ExtensionRuntime {
     let name: String
     let definition: Relationships
     let parts: ExtensionParts
-    /// Edge sources by collection, the manual edges included.
-    private let sources: [String: [Relationships.EdgeSource]]
+    /// Edge sources by collection (its bytes: a type's edges come from its own collection, not
+    /// from one whose name Swift calls equal), the manual edges included.
+    private let sources: [ExactString: [Relationships.EdgeSource]]
     /// Where the edges added by hand are stored.
-    private let manualEdgesCollection: String
+    private let manualEdgesCollection: ExactString
+    /// The collections garbage collection deletes from, by their bytes.
+    private let garbageCollected: Set<ExactString>
+    /// The key of this extension's cascade queue in the transaction's scratch space.
+    private let cascadeKey: ExactString
 
     init(name: String, definition: Relationships, parts: ExtensionParts) {
         self.name = name
         self.definition = definition
         self.parts = parts
         var sources = definition.sources
-        manualEdgesCollection = RelationshipsHandle(name: name).manualEdgesCollection
+        manualEdgesCollection = ExactString(RelationshipsHandle(name: name).manualEdgesCollection)
         sources[manualEdgesCollection, default: []].append(.manual)
         self.sources = sources
+        garbageCollected = Set(names: definition.garbageCollected)
+        cascadeKey = ExactString("cascade." + name)
+    }
+
+    /// Whether `collection` is where the roots are, byte for byte.
+    private static func isRoots(_ collection: String) -> Bool {
+        ExactString.bytesEqual(collection, ReadWriteTransaction.rootsCollection)
     }
 
     var kind: String { Self.kindName }
     var versionTag: String { definition.versionTag }
     /// Every collection: a deletion anywhere may be the end of an edge.
-    var collections: Set<String>? { nil }
+    var collections: Set<ExactString>? { nil }
     var dependencies: [String] { [] }
     var readsMetadata: Bool { false }
 
@@ -165,15 +177,15 @@ final class RelationshipsRuntime: ExtensionRuntime {
     func apply(_ change: WriteChange, in txn: ReadWriteTransaction) throws {
         switch change {
         case .row(let row):
-            if row.index.collection == ReadWriteTransaction.rootsCollection { requestCollection(in: txn) }
-            guard let sources = sources[row.index.collection] else { return }
+            if Self.isRoots(row.index.collection) { requestCollection(in: txn) }
+            guard let sources = sources[ExactString(row.index.collection)] else { return }
             try replaceEdges(of: row.index, with: try links(of: row.index, from: sources, written: row.writtenObjectBox, in: txn),
                              created: row.createdObject, in: txn)
         case .removed(let index):
-            if index.collection == ReadWriteTransaction.rootsCollection { requestCollection(in: txn) }
+            if Self.isRoots(index.collection) { requestCollection(in: txn) }
             try cascade(in: txn) { try removed(index, in: txn, cascade: $0) }
         case .cleared(let collection):
-            if collection == ReadWriteTransaction.rootsCollection { requestCollection(in: txn) }
+            if Self.isRoots(collection) { requestCollection(in: txn) }
             let lmdb = txn.lmdb
             var indexes = Set<YapDB.Index>()
             let prefix = TupleKey([.string(collection)]).bytes
@@ -262,7 +274,7 @@ final class RelationshipsRuntime: ExtensionRuntime {
     /// The edges `owner` declared. Those it is the source of are its forward edges (`outgoing`,
     /// when the caller has them); only edges added by hand have another owner, listed in `owners`.
     private func ownedEdges(of owner: YapDB.Index, outgoing: [StoredEdge]?, in lmdb: LMDBTransaction) throws -> [StoredEdge] {
-        guard owner.collection == manualEdgesCollection else {
+        guard ExactString(owner.collection) == manualEdgesCollection else {
             return try (outgoing ?? edges(withPrefix: Self.prefix(owner), reversed: false, keepingKeys: true, in: lmdb)).filter { $0.owner == owner }
         }
         var forwardKeys: [[UInt8]] = []
@@ -329,13 +341,12 @@ final class RelationshipsRuntime: ExtensionRuntime {
     /// again after every round that deleted something, so that the result does not depend on the
     /// order of the edges: what is deleted is the smallest set closed under every rule.
     private func cascade(in txn: ReadWriteTransaction, _ body: (CascadeQueue) throws -> Void) throws {
-        let scratchKey = "cascade." + name
-        if let queue = txn.extensionWork.scratch[scratchKey] as? CascadeQueue {
+        if let queue = txn.extensionWork.scratch[cascadeKey] as? CascadeQueue {
             return try body(queue)
         }
         let queue = CascadeQueue()
-        txn.extensionWork.scratch[scratchKey] = queue
-        defer { txn.extensionWork.scratch[scratchKey] = nil }
+        txn.extensionWork.scratch[cascadeKey] = queue
+        defer { txn.extensionWork.scratch[cascadeKey] = nil }
         try body(queue)
         while true {
             while queue.next < queue.actions.count {
@@ -365,7 +376,7 @@ final class RelationshipsRuntime: ExtensionRuntime {
             let source = edge.source
             guard try txn.hasObject(forKey: source.key, inCollection: source.collection) else { return }
             var nullified = false
-            for typeSource in sources[source.collection] ?? [] where try typeSource.nullify(txn, source, edge) {
+            for typeSource in sources[ExactString(source.collection)] ?? [] where try typeSource.nullify(txn, source, edge) {
                 nullified = true
                 break
             }
@@ -425,11 +436,11 @@ final class RelationshipsRuntime: ExtensionRuntime {
     /// Asks for a collection at the end of the transaction when `destination` may have lost its
     /// last reference.
     private func noteReferenceRemoved(to destination: YapDB.Index, in txn: ReadWriteTransaction) {
-        if definition.garbageCollected.contains(destination.collection) { requestCollection(in: txn) }
+        if garbageCollected.contains(ExactString(destination.collection)) { requestCollection(in: txn) }
     }
 
     private func requestCollection(in txn: ReadWriteTransaction) {
-        guard definition.collectsAfterWrites, !definition.garbageCollected.isEmpty, !txn.isRestoring else { return }
+        guard definition.collectsAfterWrites, !garbageCollected.isEmpty, !txn.isRestoring else { return }
         txn.extensionWork.requestGarbageCollection(by: name)
     }
 
@@ -443,7 +454,7 @@ final class RelationshipsRuntime: ExtensionRuntime {
     /// Deletes the values of the garbage-collected collections that no root and no value outside
     /// them reaches through edges; returns what it deleted (not counting what rules then deleted).
     func collectGarbage(in txn: ReadWriteTransaction) throws -> [YapDB.Index] {
-        let collected = definition.garbageCollected
+        let collected = garbageCollected
         guard !collected.isEmpty else { return [] }
         let lmdb = txn.lmdb
         var frontier: [YapDB.Index] = []
@@ -452,7 +463,7 @@ final class RelationshipsRuntime: ExtensionRuntime {
         }
         try lmdb.forEachEntry(in: parts["forward"]) { key, value in
             let source = try Self.decode(key, rules: value, reversed: false).edge.source
-            if !collected.contains(source.collection) { frontier.append(source) }
+            if !collected.contains(ExactString(source.collection)) { frontier.append(source) }
             return true
         }
         var reached = Set<YapDB.Index>()
@@ -463,7 +474,7 @@ final class RelationshipsRuntime: ExtensionRuntime {
             }
         }
         var garbage: [YapDB.Index] = []
-        for collection in collected.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
+        for collection in collected.sorted().lazy.map(\.string) {
             try txn.enumerateKeys(inCollection: collection) { key, _ in
                 let index = YapDB.Index(collection: collection, key: key)
                 if !reached.contains(index) { garbage.append(index) }
@@ -484,7 +495,7 @@ final class RelationshipsRuntime: ExtensionRuntime {
         var done = 0
         progress(0, total)
         try txn.forEachObjectIndex(in: collections) { index in
-            if let sources = sources[index.collection] {
+            if let sources = sources[ExactString(index.collection)] {
                 try replaceEdges(of: index, with: try links(of: index, from: sources, written: nil, in: txn), in: txn)
             }
             done += 1

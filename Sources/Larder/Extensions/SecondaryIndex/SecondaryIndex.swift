@@ -23,7 +23,8 @@ public struct SecondaryIndex<Object: Codable & Sendable, Metadata: Codable & Sen
     /// The columns of the object at `index`, or `nil` to leave it out of the index.
     public typealias Columns = @Sendable (_ index: YapDB.Index, _ object: Object, _ metadata: Metadata?) -> TupleKey?
 
-    /// The collections indexed; `nil` for every collection.
+    /// The collections indexed, matched by their UTF-8 bytes (a collection whose name Swift's
+    /// `String ==` calls equal to one of them is another collection); `nil` for every collection.
     public let collections: Set<String>?
     /// Change it whenever `columns` changes: a new tag rebuilds the index.
     public let versionTag: String
@@ -57,7 +58,7 @@ extension Database {
     ) throws -> SecondaryIndexHandle<Object, Metadata> {
         try registerExtension(
             named: name, kind: SecondaryIndexRuntime<Object, Metadata>.kindName, versionTag: index.versionTag,
-            collections: index.collections, dependencies: [], parts: SecondaryIndexRuntime<Object, Metadata>.partNames, progress: progress
+            collections: index.collections.map(Set.init(names:)), dependencies: [], parts: SecondaryIndexRuntime<Object, Metadata>.partNames, progress: progress
         ) { parts in
             SecondaryIndexRuntime(name: name, definition: index, parts: parts)
         }

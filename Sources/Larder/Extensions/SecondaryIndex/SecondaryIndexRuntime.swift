@@ -11,16 +11,17 @@ final class SecondaryIndexRuntime<Object: Codable & Sendable, Metadata: Codable 
     let name: String
     let definition: SecondaryIndex<Object, Metadata>
     let parts: ExtensionParts
+    let collections: Set<ExactString>?
 
     init(name: String, definition: SecondaryIndex<Object, Metadata>, parts: ExtensionParts) {
         self.name = name
         self.definition = definition
         self.parts = parts
+        self.collections = definition.collections.map(Set.init(names:))
     }
 
     var kind: String { Self.kindName }
     var versionTag: String { definition.versionTag }
-    var collections: Set<String>? { definition.collections }
     var dependencies: [String] { [] }
     var readsMetadata: Bool { Metadata.self != NoMetadata.self }
     var derivesFromPreviousValues: Bool { true }
@@ -113,10 +114,10 @@ final class SecondaryIndexRuntime<Object: Codable & Sendable, Metadata: Codable 
     /// collection only, else those whose keys end with it (a scan of the index).
     /// - Complexity: O(n) for the n entries of the index when it reads other collections too.
     private func removeEntries(inCollection collection: String, in txn: ReadWriteTransaction) throws {
-        if collections == [collection] { return try parts.empty(in: txn.lmdb) }
+        if collections == [ExactString(collection)] { return try parts.empty(in: txn.lmdb) }
         var removed: [[UInt8]] = []
         try txn.lmdb.forEachEntry(in: parts["entries"]) { key, _ in
-            if try Self.split(entry: key).0.collection == collection { removed.append([UInt8](key)) }
+            if ExactString.bytesEqual(try Self.split(entry: key).0.collection, collection) { removed.append([UInt8](key)) }
             return true
         }
         for entry in removed { _ = try entry.withUnsafeBytes { try txn.lmdb.delete(parts["entries"], key: $0) } }

@@ -23,7 +23,9 @@ public struct AutoView<Object: Codable & Sendable, Metadata: Codable & Sendable>
     /// The sort key of the object at `index` within its group.
     public typealias Sorting = @Sendable (_ index: YapDB.Index, _ object: Object, _ metadata: Metadata?) -> TupleKey
 
-    /// The collections the view reads; `nil` for every collection.
+    /// The collections the view reads, matched by their UTF-8 bytes (a collection whose name
+    /// Swift's `String ==` calls equal to one of them is another collection); `nil` for every
+    /// collection.
     public let collections: Set<String>?
     /// Change it whenever `grouping` or `sorting` changes: a new tag rebuilds the view.
     public let versionTag: String
@@ -66,7 +68,7 @@ extension Database {
         _ view: AutoView<Object, Metadata>, named name: String, progress: ((RegistrationProgress) -> Void)? = nil
     ) throws -> ViewHandle<Object, Metadata> {
         try registerExtension(
-            named: name, kind: ExtensionKind.view, versionTag: view.versionTag, collections: view.collections,
+            named: name, kind: ExtensionKind.view, versionTag: view.versionTag, collections: view.collections.map(Set.init(names:)),
             dependencies: [], parts: ListRuntime<Object, Metadata>.partNames, progress: progress
         ) { parts in
             ViewRuntime(name: name, definition: view, parts: parts)

@@ -23,12 +23,12 @@ struct ListRuntime<Object: Codable & Sendable, Metadata: Codable & Sendable>: Se
 
     let name: String
     let parts: ExtensionParts
-    /// The collections whose objects the list holds; `nil`: all.
-    let collections: Set<String>?
+    /// The collections whose objects the list holds, by their bytes; `nil`: all.
+    let collections: Set<ExactString>?
     /// The list's definition (see ``Derive``).
     let derive: Derive
 
-    init(name: String, parts: ExtensionParts, collections: Set<String>?, derive: @escaping Derive) {
+    init(name: String, parts: ExtensionParts, collections: Set<ExactString>?, derive: @escaping Derive) {
         self.name = name
         self.parts = parts
         self.collections = collections
@@ -258,7 +258,7 @@ struct ListRuntime<Object: Codable & Sendable, Metadata: Codable & Sendable>: Se
         let tree = try settledTree(in: transaction)
         // The item key its object gives, if the list holds it.
         guard let itemKey = try storedItemKey(of: index, in: transaction), try tree.contains(itemKey) else { return nil }
-        var groupStarts: [String: Int] = [:]
+        var groupStarts: [ExactString: Int] = [:]
         return try location(ofItemKey: itemKey, in: transaction.lmdb, groupStarts: &groupStarts)
     }
 
@@ -320,7 +320,7 @@ struct ListRuntime<Object: Codable & Sendable, Metadata: Codable & Sendable>: Se
     /// items a collection has).
     /// - Complexity: O(n) for the n items of the list when it reads other collections too.
     func removeItems(inCollection collection: String, in txn: ReadWriteTransaction) throws {
-        if collections == [collection] { return try removeAllItems(in: txn) }
+        if collections == [ExactString(collection)] { return try removeAllItems(in: txn) }
         let tree = try settledTree(in: txn)
         let total = try tree.count()
         var removed: [(YapDB.Index, [UInt8])] = []
@@ -330,7 +330,7 @@ struct ListRuntime<Object: Codable & Sendable, Metadata: Codable & Sendable>: Se
             guard !keys.isEmpty else { break }
             for key in keys {
                 let index = try Self.split(itemKey: key).index
-                if index.collection == collection { removed.append((index, key)) }
+                if ExactString.bytesEqual(index.collection, collection) { removed.append((index, key)) }
             }
             rank += keys.count
         }
@@ -358,16 +358,16 @@ struct ListRuntime<Object: Codable & Sendable, Metadata: Codable & Sendable>: Se
 
     /// Where the item key `itemKey` is in the list as `lmdb` sees it (its rank: where it is, or
     /// would be). `groupStarts` caches the rank of each group's first item across calls on one
-    /// snapshot.
-    func location(ofItemKey itemKey: [UInt8], in lmdb: LMDBTransaction, groupStarts: inout [String: Int]) throws -> ViewLocation {
+    /// snapshot (by the groups' bytes).
+    func location(ofItemKey itemKey: [UInt8], in lmdb: LMDBTransaction, groupStarts: inout [ExactString: Int]) throws -> ViewLocation {
         let group = try Self.group(ofItemKey: itemKey)
         let tree = tree(lmdb)
         let start: Int
-        if let known = groupStarts[group] {
+        if let known = groupStarts[ExactString(group)] {
             start = known
         } else {
             start = try tree.rank(of: Self.bounds(ofGroup: group).lower)
-            groupStarts[group] = start
+            groupStarts[ExactString(group)] = start
         }
         return ViewLocation(group: group, position: try tree.rank(of: itemKey) - start)
     }
@@ -382,7 +382,8 @@ struct ListRuntime<Object: Codable & Sendable, Metadata: Codable & Sendable>: Se
         probes.reserveCapacity(itemKeys.count + 8)
         var probeOfItem: [(probe: Int, group: String, groupProbe: Int)?] = []
         probeOfItem.reserveCapacity(itemKeys.count)
-        var groupProbes: [String: Int] = [:]
+        // By the groups' bytes: two groups Swift calls equal start at two places.
+        var groupProbes: [ExactString: Int] = [:]
         for key in itemKeys {
             guard let key else {
                 probeOfItem.append(nil)
@@ -390,11 +391,11 @@ struct ListRuntime<Object: Codable & Sendable, Metadata: Codable & Sendable>: Se
             }
             let group = try Self.group(ofItemKey: key)
             let groupProbe: Int
-            if let known = groupProbes[group] {
+            if let known = groupProbes[ExactString(group)] {
                 groupProbe = known
             } else {
                 groupProbe = probes.count
-                groupProbes[group] = groupProbe
+                groupProbes[ExactString(group)] = groupProbe
                 probes.append(Self.bounds(ofGroup: group).lower)
             }
             probeOfItem.append((probes.count, group, groupProbe))
@@ -432,7 +433,7 @@ struct ListRuntime<Object: Codable & Sendable, Metadata: Codable & Sendable>: Se
         return try txn.lmdb.environment.read { before in
             let was = try locations(ofItemKeys: items.map(\.value.before), in: before)
             var changes = ViewChanges()
-            var groups = Set<String>()
+            var groups = Set<ExactString>()
             for (position, (index, item)) in items.enumerated() {
                 let old = was[position]
                 let new = now[position]
@@ -447,17 +448,17 @@ struct ListRuntime<Object: Codable & Sendable, Metadata: Codable & Sendable>: Se
                     let kind: ViewChanges.RowChange.Kind = item.before == item.now ? .update : .move
                     changes.rows.append(.init(kind: kind, index: index, from: old, to: new))
                 }
-                if let old { groups.insert(old.group) }
-                if let new { groups.insert(new.group) }
+                if let old { groups.insert(ExactString(old.group)) }
+                if let new { groups.insert(ExactString(new.group)) }
             }
             for group in groups.sorted() {
-                let key = Self.groupKey(group)
+                let key = Self.groupKey(group.string)
                 let existed = try Self.count(ofGroupKey: key, in: before, database: parts["groups"]) > 0
                 let exists = try Self.count(ofGroupKey: key, in: txn.lmdb, database: parts["groups"]) > 0
-                if existed != exists { changes.sections.append(.init(kind: exists ? .insert : .delete, group: group)) }
+                if existed != exists { changes.sections.append(.init(kind: exists ? .insert : .delete, group: group.string)) }
             }
             guard !changes.rows.isEmpty || !changes.sections.isEmpty else { return nil }
-            changes.rows.sort { ($0.index.collection, $0.index.key) < ($1.index.collection, $1.index.key) }
+            changes.rows.sort { $0.index < $1.index }
             return try changes.messagePackBytes()
         }
     }

@@ -51,6 +51,17 @@ public struct ViewChanges: Sendable, Hashable, Codable {
         public var kind: Kind
         /// The group.
         public var group: String
+
+        /// Whether the two are one change: the same kind, of groups with the same UTF-8 bytes.
+        public static func == (a: SectionChange, b: SectionChange) -> Bool {
+            a.kind == b.kind && ExactString.bytesEqual(a.group, b.group)
+        }
+
+        /// Hashes the kind and the group's bytes, as ``==(_:_:)`` compares them.
+        public func hash(into hasher: inout Hasher) {
+            hasher.combine(kind)
+            ExactString.hashBytes(of: group, into: &hasher)
+        }
     }
 
     /// Row changes, in no particular order (sort them as the steps above say).

@@ -2,4 +2,13 @@
 public struct ViewHandle<Object: Codable & Sendable, Metadata: Codable & Sendable>: Sendable, Hashable {
     /// The name the view was registered under.
     public let name: String
+
+    /// Whether the two handles name the same extension: the same UTF-8 bytes, as the store tells
+    /// extensions apart (not Swift's canonical equivalence of strings).
+    /// - Complexity: O(n) for the n bytes of the names.
+    public static func == (a: Self, b: Self) -> Bool { ExactString.bytesEqual(a.name, b.name) }
+
+    /// Hashes the name's UTF-8 bytes, as ``==(_:_:)`` compares them.
+    /// - Complexity: O(n) for the n bytes of the name.
+    public func hash(into hasher: inout Hasher) { ExactString.hashBytes(of: name, into: &hasher) }
 }

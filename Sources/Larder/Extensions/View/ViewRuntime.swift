@@ -5,7 +5,7 @@ final class ViewRuntime<Object: Codable & Sendable, Metadata: Codable & Sendable
 
     init(name: String, definition: AutoView<Object, Metadata>, parts: ExtensionParts) {
         self.definition = definition
-        self.list = ListRuntime(name: name, parts: parts, collections: definition.collections) { index, object, metadata in
+        self.list = ListRuntime(name: name, parts: parts, collections: definition.collections.map(Set.init(names:))) { index, object, metadata in
             guard let group = definition.grouping(index, object, metadata) else { return nil }
             return ListRuntime<Object, Metadata>.itemKey(group: group, sort: definition.sorting(index, object, metadata), index: index)
         }
@@ -13,7 +13,7 @@ final class ViewRuntime<Object: Codable & Sendable, Metadata: Codable & Sendable
 
     var kind: String { ExtensionKind.view }
     var versionTag: String { definition.versionTag }
-    var collections: Set<String>? { definition.collections }
+    var collections: Set<ExactString>? { list.collections }
     var dependencies: [String] { [] }
     var readsMetadata: Bool { list.readsMetadata }
 
