@@ -299,3 +299,83 @@ struct DeepInputTests {
         }
     }
 }
+
+/// A type whose value is an array of its own values: its `init(from:)` recurses as deep as its
+/// input nests.
+struct NestedArrays: Decodable, Sendable {
+    var children: [NestedArrays]
+
+    init(from decoder: any Decoder) throws {
+        var container = try decoder.unkeyedContainer()
+        var children: [NestedArrays] = []
+        while !container.isAtEnd { children.append(try container.decode(NestedArrays.self)) }
+        self.children = children
+    }
+
+    /// How many arrays nest in it, itself included.
+    var depth: Int {
+        var depth = 1
+        var level = children
+        while let first = level.first {
+            depth += 1
+            level = first.children
+        }
+        return depth
+    }
+}
+
+extension DeepInputTests {
+    // MARK: MessagePack, tuple keys, change log entries
+
+    /// `levels` arrays of one element each, the innermost holding nil (or empty, with `empty`).
+    static func nestedArrays(_ levels: Int, empty: Bool = false) -> [UInt8] {
+        empty ? [UInt8](repeating: 0x91, count: levels - 1) + [0x90] : [UInt8](repeating: 0x91, count: levels) + [0xc0]
+    }
+
+    /// `levels` maps of one entry `"k"` each, the innermost holding nil.
+    static func nestedMaps(_ levels: Int) -> [UInt8] {
+        Array([[UInt8]](repeating: [0x81, 0xa1, 0x6b], count: levels).joined()) + [0xc0]
+    }
+
+    @Test func deepMessagePackIsRefused() throws {
+        for bytes in [Self.nestedArrays(100_000), Self.nestedMaps(100_000), Self.nestedArrays(MessagePackReader.maximumDepth + 1, empty: true)] {
+            let error = #expect(throws: MessagePackValue.ReadError.self) { try onSmallStack { try MessagePackValue(reading: bytes) } }
+            #expect(error?.reason.contains("\(MessagePackReader.maximumDepth)") == true, "\(String(describing: error))")
+            #expect(throws: DecodingError.self) { try onSmallStack { try MessagePackDecoder().decode(NestedArrays.self, from: bytes) } }
+            // What a change log entry is read with.
+            let logError = #expect(throws: LarderError.self) { try onSmallStack { _ = try bytes.withUnsafeBytes { try Changeset(logBytes: $0) } } }
+            #expect(logError?.code == .corruptValue)
+        }
+    }
+
+    @Test func messagePackAtTheDepthLimitReadsOnASmallStack() throws {
+        let limit = MessagePackReader.maximumDepth
+        for bytes in [Self.nestedArrays(limit), Self.nestedArrays(limit, empty: true), Self.nestedMaps(limit)] {
+            let (same, equal) = try onSmallStack {
+                let value = try MessagePackValue(reading: bytes)
+                return (value.encoded() == bytes, value == (try MessagePackValue(reading: bytes)))
+            }
+            #expect(same && equal)
+        }
+    }
+
+    @Test func deepTupleKeysAreRefused() throws {
+        let limit = TupleKeyDecoder.maximumNesting
+        let open = [UInt8](repeating: TupleTypeByte.nestedStart, count: 100_000)
+        let closed = open + [UInt8](repeating: TupleTypeByte.nestedEnd, count: 100_000)
+        let justOver = [UInt8](repeating: TupleTypeByte.nestedStart, count: limit + 1) + [UInt8](repeating: TupleTypeByte.nestedEnd, count: limit + 1)
+        for bytes in [open, closed, justOver, open + [0xAA]] {
+            let error = #expect(throws: LarderError.self) { try onSmallStack { try TupleKey(decoding: bytes) } }
+            #expect(error?.code == .corruptValue)
+        }
+        // As deep as allowed: it decodes, encodes to the same bytes, compares and prints.
+        let deepest = [UInt8](repeating: TupleTypeByte.nestedStart, count: limit) + [TupleTypeByte.true]
+            + [UInt8](repeating: TupleTypeByte.nestedEnd, count: limit)
+        let (bytes, equal, text) = try onSmallStack {
+            let key = try TupleKey(decoding: deepest)
+            return (key.bytes, key == (try TupleKey(decoding: deepest)), key.description)
+        }
+        #expect(bytes == deepest && equal)
+        #expect(text.hasPrefix(String(repeating: "(", count: limit + 1) + "true)"))
+    }
+}
