@@ -378,4 +378,79 @@ extension DeepInputTests {
         #expect(bytes == deepest && equal)
         #expect(text.hasPrefix(String(repeating: "(", count: limit + 1) + "true)"))
     }
+
+    // MARK: The command-line tool's JSON
+
+    /// Runs `larder` with `arguments` as a process whose main thread may use 512 KiB of stack.
+    static func larderOnSmallStack(_ arguments: [String], input: String? = nil) throws -> ProcessTestSupport.Run {
+        try larderOnSmallStack(arguments, bytes: input.map { Array($0.utf8) })
+    }
+
+    /// The same, with `bytes` on standard input.
+    static func larderOnSmallStack(_ arguments: [String], bytes: [UInt8]?) throws -> ProcessTestSupport.Run {
+        let limited = ["-c", "ulimit -s \(smallStack / 1024) && exec \"$0\" \"$@\"", try CLI.executable()] + arguments
+        return try ProcessTestSupport.run("/bin/sh", limited, input: bytes)
+    }
+
+    /// A store with one value in `people`.
+    static func withToolStore(_ body: (String) throws -> Void) throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("store")
+        let db = try Database(path: path)
+        try db.write { try $0.setObject(["name": "Ada"], forKey: "p1", inCollection: "people") }
+        db.close()
+        try body(path)
+    }
+
+    @Test func theToolRefusesDeepJSON() throws {
+        try Self.withToolStore { path in
+            let arrays = String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000)
+            let objects = String(repeating: #"{"a":"#, count: 100_000) + "1" + String(repeating: "}", count: 100_000)
+            for deep in [arrays, objects, String(repeating: "[", count: 100_000)] {
+                let put = try Self.larderOnSmallStack(["put", path, "deep", "k", "-"], input: deep)
+                #expect(put.status == CLI.Status.badInput && put.standardError.contains("512"), "\(put.status) \(put.standardError.prefix(300))")
+                let record = #"{"collection":"deep","key":"k","object":"# + deep + "}\n"
+                let imported = try Self.larderOnSmallStack(["import", path, "-"], input: record)
+                #expect(imported.status == CLI.Status.badInput && imported.standardError.contains("512"), "\(imported.status) \(imported.standardError.prefix(300))")
+            }
+            // An argument holds at most 128 KiB on Linux.
+            let added = try Self.larderOnSmallStack(["migrate", path, "people", "--to", "1", "--add", "x=" + String(repeating: "[", count: 50_000) + String(repeating: "]", count: 50_000)])
+            #expect(added.status == CLI.Status.badInput && added.standardError.contains("512"), "\(added.status) \(added.standardError.prefix(300))")
+            let db = try Database(path: path)
+            defer { db.close() }
+            #expect(try db.read { try $0.numberOfKeys(inCollection: "deep") } == 0)
+            #expect(try db.storedVersions(inCollection: "people") == [0: 1])
+        }
+    }
+
+    @Test func theToolReadsAndWritesJSONAtItsDepthLimitOnASmallStack() throws {
+        try Self.withToolStore { path in
+            let limit = 512
+            let deepest = String(repeating: "[", count: limit) + String(repeating: "]", count: limit)
+            let put = try Self.larderOnSmallStack(["put", path, "deep", "json"], input: deepest)
+            #expect(put.status == CLI.Status.ok, "\(put.status) \(put.standardError)")
+            let messagePack = try Self.larderOnSmallStack(["put", path, "deep", "bytes", "--format", "messagepack"], bytes: Self.nestedArrays(limit, empty: true))
+            #expect(messagePack.status == CLI.Status.ok, "\(messagePack.status) \(messagePack.standardError)")
+            for key in ["json", "bytes"] {
+                let shown = try Self.larderOnSmallStack(["get", path, "deep", key])
+                #expect(shown.status == CLI.Status.ok && shown.standardOutput == deepest + "\n", "\(shown.status) \(shown.standardError)")
+            }
+            let added = try Self.larderOnSmallStack(["migrate", path, "people", "--to", "1", "--add", "x=" + String(deepest.dropFirst().dropLast())])
+            #expect(added.status == CLI.Status.ok, "\(added.status) \(added.standardError)")
+            // Export, then import into a new store: the same bytes.
+            let exported = try Self.larderOnSmallStack(["export", path])
+            #expect(exported.status == CLI.Status.ok, "\(exported.status) \(exported.standardError)")
+            let directory = TemporaryDirectory()
+            let copy = directory.file("copy")
+            let imported = try Self.larderOnSmallStack(["import", copy, "-", "--create"], input: exported.standardOutput)
+            #expect(imported.status == CLI.Status.ok, "\(imported.status) \(imported.standardError)")
+            let original = try Database(path: path)
+            let restored = try Database(path: copy)
+            defer {
+                original.close()
+                restored.close()
+            }
+            #expect(try CLI.storedBytes(original) == CLI.storedBytes(restored))
+        }
+    }
 }
