@@ -348,6 +348,26 @@ extension DeepInputTests {
         }
     }
 
+    @Test func theDecoderStopsATypeThatRecursesBeforeTheStackRunsOut() throws {
+        let limit = MessagePackReader.maximumDepth
+        let deepest = Self.nestedArrays(limit, empty: true)
+        // On a 512 KiB thread the type's own recursion would overflow the stack: an error.
+        let error = #expect(throws: DecodingError.self) { try onSmallStack { try MessagePackDecoder().decode(NestedArrays.self, from: deepest).depth } }
+        if case .dataCorrupted(let context) = error {
+            #expect(context.debugDescription.contains("larger stack"), "\(context.debugDescription)")
+        } else {
+            Issue.record("\(String(describing: error))")
+        }
+        // What fits decodes there, and on a thread with 8 MiB everything the format allows does.
+        #expect(try onSmallStack { try MessagePackDecoder().decode(NestedArrays.self, from: Self.nestedArrays(100, empty: true)).depth } == 100)
+        #expect(try onSmallStack(stackSize: 8 << 20) { try MessagePackDecoder().decode(NestedArrays.self, from: deepest).depth } == limit)
+        // The decoder, reused from its pool, looks the stack up again on another thread.
+        for _ in 0..<3 {
+            #expect(throws: DecodingError.self) { try onSmallStack { try MessagePackDecoder().decode(NestedArrays.self, from: deepest).depth } }
+            #expect(try onSmallStack(stackSize: 8 << 20) { try MessagePackDecoder().decode(NestedArrays.self, from: deepest).depth } == limit)
+        }
+    }
+
     @Test func messagePackAtTheDepthLimitReadsOnASmallStack() throws {
         let limit = MessagePackReader.maximumDepth
         for bytes in [Self.nestedArrays(limit), Self.nestedArrays(limit, empty: true), Self.nestedMaps(limit)] {
