@@ -91,7 +91,8 @@ struct ExchangeRecord {
     /// The record on `line`.
     /// - Throws: a message saying what is wrong with the line.
     init(line: [UInt8]) throws(RecordError) {
-        var parser = JSONParser(line)
+        // The record is one level around its values, which may nest as deep as a value put alone.
+        var parser = JSONParser(line, wrappingLevels: 1)
         let record: JSONValue
         do {
             record = try parser.parseDocument()

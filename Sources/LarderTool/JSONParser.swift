@@ -2,7 +2,10 @@ import Larder
 
 /// Parses JSON text (RFC 8259) into a ``JSONValue``: one value, surrounded by whitespace at
 /// most. Strict: no comments, no trailing commas, no non-finite numbers, no lone surrogates, no
-/// member name twice in one object, and the text must be UTF-8. Nesting is limited to ``maximumDepth`` levels.
+/// member name twice in one object, and the text must be UTF-8. Nesting is limited to
+/// ``maximumDepth`` levels, the depth MessagePack values may have; the arrays and objects being
+/// read are kept on a stack of the parser's own, not the thread's, so no text can exhaust the
+/// stack.
 ///
 /// It also records where the value of each member of a top-level object lies in the text
 /// (``memberSpans``), so that `import` can store a JSON-format value exactly as it was written.
@@ -11,12 +14,17 @@ struct JSONParser {
 
     private let bytes: [UInt8]
     private var position = 0
-    private var depth = 0
+    /// Levels of the text that wrap what it carries (an `import` record's own object) and do not
+    /// count against ``maximumDepth``.
+    private let wrappingLevels: Int
     /// For a top-level object: the byte range of each member's value, by key (its bytes).
     private(set) var memberSpans: [ExactString: Range<Int>] = [:]
 
-    init(_ bytes: [UInt8]) {
+    /// A parser of `bytes`; `wrappingLevels` outer levels (a record around the values it holds)
+    /// nest on top of the ``maximumDepth`` levels the values may have.
+    init(_ bytes: [UInt8], wrappingLevels: Int = 0) {
         self.bytes = bytes
+        self.wrappingLevels = wrappingLevels
     }
 
     /// Parses the whole text as one JSON value.
@@ -47,18 +55,92 @@ struct JSONParser {
         }
     }
 
+    /// An array or object being read: what it holds so far and, for an object, the names it
+    /// has used and the member whose value is being read.
+    private struct OpenContainer {
+        let isObject: Bool
+        var elements: [JSONValue] = []
+        var members: [JSONMember] = []
+        var names = Set<ExactString>()
+        var key = ""
+        /// Where the value of `key` starts.
+        var valueStart = 0
+    }
+
+    /// The value at the position, read to its end: scalars at once, arrays and objects on a
+    /// stack of open containers, each value put in the container it belongs to, which may be
+    /// complete with it, and so on down the stack.
     private mutating func parseValue() throws(JSONParseError) -> JSONValue {
-        guard position < bytes.count else { throw fail("the text ends where a value should be") }
-        switch bytes[position] {
-        case UInt8(ascii: "{"): return try parseObject()
-        case UInt8(ascii: "["): return try parseArray()
-        case UInt8(ascii: "\""): return .string(try parseString())
-        case UInt8(ascii: "t"): try expectWord("true"); return .bool(true)
-        case UInt8(ascii: "f"): try expectWord("false"); return .bool(false)
-        case UInt8(ascii: "n"): try expectWord("null"); return .null
-        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try parseNumber()
-        default: throw fail("unexpected character '\(String(decoding: [bytes[position]], as: UTF8.self))'")
+        var open: [OpenContainer] = []
+        while true {
+            guard position < bytes.count else { throw fail("the text ends where a value should be") }
+            var value: JSONValue
+            switch bytes[position] {
+            case UInt8(ascii: "{"), UInt8(ascii: "["):
+                guard open.count < Self.maximumDepth + wrappingLevels else { throw fail("the value nests deeper than \(Self.maximumDepth) levels") }
+                let isObject = bytes[position] == UInt8(ascii: "{")
+                position += 1
+                skipWhitespace()
+                if position < bytes.count, bytes[position] == UInt8(ascii: isObject ? "}" : "]") {
+                    position += 1
+                    value = isObject ? .object([]) : .array([])
+                } else {
+                    open.append(OpenContainer(isObject: isObject))
+                    if isObject { try readMemberName(into: &open[open.count - 1]) }
+                    continue
+                }
+            case UInt8(ascii: "\""): value = .string(try parseString())
+            case UInt8(ascii: "t"): try expectWord("true"); value = .bool(true)
+            case UInt8(ascii: "f"): try expectWord("false"); value = .bool(false)
+            case UInt8(ascii: "n"): try expectWord("null"); value = .null
+            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): value = try parseNumber()
+            default: throw fail("unexpected character '\(String(decoding: [bytes[position]], as: UTF8.self))'")
+            }
+            while let top = open.indices.last {
+                if open[top].isObject {
+                    if open.count == 1 { memberSpans[ExactString(open[top].key)] = open[top].valueStart..<position }
+                    open[top].members.append(JSONMember(open[top].key, value))
+                } else {
+                    open[top].elements.append(value)
+                }
+                skipWhitespace()
+                let isObject = open[top].isObject
+                guard position < bytes.count else { throw fail(isObject ? "the text ends inside an object" : "the text ends inside an array") }
+                if bytes[position] == UInt8(ascii: ",") {
+                    position += 1
+                    skipWhitespace()
+                    if isObject { try readMemberName(into: &open[top]) }
+                    break
+                }
+                guard bytes[position] == UInt8(ascii: isObject ? "}" : "]") else {
+                    throw fail(isObject ? "expected ',' or '}' in an object" : "expected ',' or ']' in an array")
+                }
+                position += 1
+                let complete = open.removeLast()
+                value = complete.isObject ? .object(complete.members) : .array(complete.elements)
+            }
+            if open.isEmpty { return value }
         }
+    }
+
+    /// Reads a member's name and the colon after it, up to where its value starts.
+    private mutating func readMemberName(into object: inout OpenContainer) throws(JSONParseError) {
+        guard position < bytes.count, bytes[position] == UInt8(ascii: "\"") else { throw fail("expected a member name in quotes") }
+        let nameStart = position
+        let key = try parseString()
+        // RFC 8259 leaves repeated names to the reader; Larder refuses them, as one of the
+        // values would otherwise be lost without a word. Names are compared by their bytes: two
+        // that Swift's `String ==` calls equal are two members, as they are two keys of the
+        // MessagePack map the value becomes.
+        guard object.names.insert(ExactString(key)).inserted else {
+            throw JSONParseError(offset: nameStart, reason: "the member name \(CommandFailure.quoted(key)) appears twice in one object")
+        }
+        skipWhitespace()
+        guard position < bytes.count, bytes[position] == UInt8(ascii: ":") else { throw fail("expected ':' after a member name") }
+        position += 1
+        skipWhitespace()
+        object.key = key
+        object.valueStart = position
     }
 
     private mutating func expectWord(_ word: StaticString) throws(JSONParseError) {
@@ -68,82 +150,6 @@ struct JSONParser {
             throw fail("unexpected characters (expected \(word))")
         }
         position += length
-    }
-
-    private mutating func enter() throws(JSONParseError) {
-        depth += 1
-        guard depth <= Self.maximumDepth else { throw fail("the value nests deeper than \(Self.maximumDepth) levels") }
-    }
-
-    private mutating func parseObject() throws(JSONParseError) -> JSONValue {
-        try enter()
-        defer { depth -= 1 }
-        let topLevel = depth == 1
-        position += 1
-        var members: [JSONMember] = []
-        // Names are compared by their bytes: two that Swift's `String ==` calls equal are two
-        // members, as they are two keys of the MessagePack map the value becomes.
-        var names = Set<ExactString>()
-        skipWhitespace()
-        if position < bytes.count, bytes[position] == UInt8(ascii: "}") {
-            position += 1
-            return .object(members)
-        }
-        while true {
-            skipWhitespace()
-            guard position < bytes.count, bytes[position] == UInt8(ascii: "\"") else { throw fail("expected a member name in quotes") }
-            let nameStart = position
-            let key = try parseString()
-            // RFC 8259 leaves repeated names to the reader; Larder refuses them, as one of the
-            // values would otherwise be lost without a word.
-            guard names.insert(ExactString(key)).inserted else {
-                throw JSONParseError(offset: nameStart, reason: "the member name \(CommandFailure.quoted(key)) appears twice in one object")
-            }
-            skipWhitespace()
-            guard position < bytes.count, bytes[position] == UInt8(ascii: ":") else { throw fail("expected ':' after a member name") }
-            position += 1
-            skipWhitespace()
-            let start = position
-            let value = try parseValue()
-            if topLevel { memberSpans[ExactString(key)] = start..<position }
-            members.append(JSONMember(key, value))
-            skipWhitespace()
-            guard position < bytes.count else { throw fail("the text ends inside an object") }
-            if bytes[position] == UInt8(ascii: ",") {
-                position += 1
-            } else if bytes[position] == UInt8(ascii: "}") {
-                position += 1
-                return .object(members)
-            } else {
-                throw fail("expected ',' or '}' in an object")
-            }
-        }
-    }
-
-    private mutating func parseArray() throws(JSONParseError) -> JSONValue {
-        try enter()
-        defer { depth -= 1 }
-        position += 1
-        var elements: [JSONValue] = []
-        skipWhitespace()
-        if position < bytes.count, bytes[position] == UInt8(ascii: "]") {
-            position += 1
-            return .array(elements)
-        }
-        while true {
-            skipWhitespace()
-            elements.append(try parseValue())
-            skipWhitespace()
-            guard position < bytes.count else { throw fail("the text ends inside an array") }
-            if bytes[position] == UInt8(ascii: ",") {
-                position += 1
-            } else if bytes[position] == UInt8(ascii: "]") {
-                position += 1
-                return .array(elements)
-            } else {
-                throw fail("expected ',' or ']' in an array")
-            }
-        }
     }
 
     private mutating func parseString() throws(JSONParseError) -> String {

@@ -22,36 +22,62 @@ struct JSONWriter {
         bytes.append(contentsOf: repeatElement(0x20, count: indent * 2))
     }
 
+    /// What is left to write: a value, what goes before an element or member, or the end of an
+    /// array or object.
+    private enum Piece {
+        case value(JSONValue, indent: Int)
+        /// The comma and line break before an element (none before the first).
+        case element(first: Bool, indent: Int)
+        /// The comma, line break, name and colon before a member.
+        case member(String, first: Bool, indent: Int)
+        /// The line break and bracket that end an array or object.
+        case end(UInt8, empty: Bool, indent: Int)
+    }
+
+    /// Writes `value`, keeping what is left to write on a stack of its own, not the thread's, so
+    /// any nesting writes.
     private func write(_ value: JSONValue, into bytes: inout [UInt8], indent: Int) {
-        switch value {
-        case .null: bytes.append(contentsOf: "null".utf8)
-        case .bool(let flag): bytes.append(contentsOf: (flag ? "true" : "false").utf8)
-        case .integer(let number): bytes.append(contentsOf: String(number).utf8)
-        case .unsigned(let number): bytes.append(contentsOf: String(number).utf8)
-        case .double(let number): bytes.append(contentsOf: Self.numberText(number.description, finite: number.isFinite).utf8)
-        case .float(let number): bytes.append(contentsOf: Self.numberText(number.description, finite: number.isFinite).utf8)
-        case .string(let string): Self.writeString(string, into: &bytes)
-        case .array(let elements):
-            bytes.append(UInt8(ascii: "["))
-            for (offset, element) in elements.enumerated() {
-                if offset > 0 { bytes.append(UInt8(ascii: ",")) }
-                newline(&bytes, indent: indent + 1)
-                write(element, into: &bytes, indent: indent + 1)
-            }
-            if !elements.isEmpty { newline(&bytes, indent: indent) }
-            bytes.append(UInt8(ascii: "]"))
-        case .object(let members):
-            bytes.append(UInt8(ascii: "{"))
-            for (offset, member) in members.enumerated() {
-                if offset > 0 { bytes.append(UInt8(ascii: ",")) }
-                newline(&bytes, indent: indent + 1)
-                Self.writeString(member.key, into: &bytes)
+        var pending = [Piece.value(value, indent: indent)]
+        while let piece = pending.popLast() {
+            switch piece {
+            case .element(let first, let indent):
+                if !first { bytes.append(UInt8(ascii: ",")) }
+                newline(&bytes, indent: indent)
+            case .member(let key, let first, let indent):
+                if !first { bytes.append(UInt8(ascii: ",")) }
+                newline(&bytes, indent: indent)
+                Self.writeString(key, into: &bytes)
                 bytes.append(UInt8(ascii: ":"))
                 if pretty { bytes.append(0x20) }
-                write(member.value, into: &bytes, indent: indent + 1)
+            case .end(let bracket, let empty, let indent):
+                if !empty { newline(&bytes, indent: indent) }
+                bytes.append(bracket)
+            case .value(let value, let indent):
+                switch value {
+                case .null: bytes.append(contentsOf: "null".utf8)
+                case .bool(let flag): bytes.append(contentsOf: (flag ? "true" : "false").utf8)
+                case .integer(let number): bytes.append(contentsOf: String(number).utf8)
+                case .unsigned(let number): bytes.append(contentsOf: String(number).utf8)
+                case .double(let number): bytes.append(contentsOf: Self.numberText(number.description, finite: number.isFinite).utf8)
+                case .float(let number): bytes.append(contentsOf: Self.numberText(number.description, finite: number.isFinite).utf8)
+                case .string(let string): Self.writeString(string, into: &bytes)
+                case .array(let elements):
+                    bytes.append(UInt8(ascii: "["))
+                    // Pushed last first.
+                    pending.append(.end(UInt8(ascii: "]"), empty: elements.isEmpty, indent: indent))
+                    for (offset, element) in elements.enumerated().reversed() {
+                        pending.append(.value(element, indent: indent + 1))
+                        pending.append(.element(first: offset == 0, indent: indent + 1))
+                    }
+                case .object(let members):
+                    bytes.append(UInt8(ascii: "{"))
+                    pending.append(.end(UInt8(ascii: "}"), empty: members.isEmpty, indent: indent))
+                    for (offset, member) in members.enumerated().reversed() {
+                        pending.append(.value(member.value, indent: indent + 1))
+                        pending.append(.member(member.key, first: offset == 0, indent: indent + 1))
+                    }
+                }
             }
-            if !members.isEmpty { newline(&bytes, indent: indent) }
-            bytes.append(UInt8(ascii: "}"))
         }
     }
 

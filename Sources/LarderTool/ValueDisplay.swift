@@ -19,35 +19,76 @@ import LarderMessagePack
 /// The exchange form (export and import) differs in one point: a timestamp is
 /// `{"$timestamp": "<ISO 8601>"}`, which `JSONValue.messagePack` turns back into the same timestamp.
 enum ValueDisplay {
+    /// What is left to do in ``json(_:exchange:)``: convert a value, or gather the last values
+    /// converted into the array, object or `$map` they belong to.
+    private enum Step {
+        case convert(MessagePackValue)
+        case array(count: Int)
+        case object(keys: [String])
+        /// A map with keys other than strings: its keys and values, alternating.
+        case pairs(count: Int)
+    }
+
     /// The JSON form of a MessagePack value; with `exchange`, timestamps are `$timestamp` objects.
+    /// The values still to convert are kept on a stack of its own, not the thread's.
     static func json(_ value: MessagePackValue, exchange: Bool = false) -> JSONValue {
-        func json(_ value: MessagePackValue) -> JSONValue { ValueDisplay.json(value, exchange: exchange) }
-        switch value {
-        case .nil: return .null
-        case .bool(let flag): return .bool(flag)
-        case .negative(let number): return .integer(number)
-        case .unsigned(let number): return number <= UInt64(Int64.max) ? .integer(Int64(number)) : .unsigned(number)
-        case .float(let number): return number.isFinite ? .float(number) : .string(nonFinite(Double(number)))
-        case .double(let number): return number.isFinite ? .double(number) : .string(nonFinite(number))
-        case .string(let bytes): return .string(String(decoding: bytes, as: UTF8.self))
-        case .binary(let bytes): return .string(Data(bytes).base64EncodedString())
-        case .array(let elements): return .array(elements.map(json))
-        case .map(let entries):
-            var members: [JSONMember] = []
-            members.reserveCapacity(entries.count)
-            for entry in entries {
-                guard case .string(let key) = entry.key else {
-                    return .object([JSONMember("$map", .array(entries.map { .array([json($0.key), json($0.value)]) }))])
+        var steps = [Step.convert(value)]
+        var converted: [JSONValue] = []
+        while let step = steps.popLast() {
+            switch step {
+            case .convert(let value):
+                switch value {
+                case .array(let elements):
+                    steps.append(.array(count: elements.count))
+                    steps.append(contentsOf: elements.reversed().map(Step.convert))
+                case .map(let entries):
+                    var keys: [String] = []
+                    keys.reserveCapacity(entries.count)
+                    for entry in entries {
+                        guard case .string(let key) = entry.key else { break }
+                        keys.append(String(decoding: key, as: UTF8.self))
+                    }
+                    if keys.count == entries.count {
+                        steps.append(.object(keys: keys))
+                        steps.append(contentsOf: entries.reversed().map { Step.convert($0.value) })
+                    } else {
+                        steps.append(.pairs(count: entries.count))
+                        for entry in entries.reversed() {
+                            steps.append(.convert(entry.value))
+                            steps.append(.convert(entry.key))
+                        }
+                    }
+                case .nil: converted.append(.null)
+                case .bool(let flag): converted.append(.bool(flag))
+                case .negative(let number): converted.append(.integer(number))
+                case .unsigned(let number): converted.append(number <= UInt64(Int64.max) ? .integer(Int64(number)) : .unsigned(number))
+                case .float(let number): converted.append(number.isFinite ? .float(number) : .string(nonFinite(Double(number))))
+                case .double(let number): converted.append(number.isFinite ? .double(number) : .string(nonFinite(number)))
+                case .string(let bytes): converted.append(.string(String(decoding: bytes, as: UTF8.self)))
+                case .binary(let bytes): converted.append(.string(Data(bytes).base64EncodedString()))
+                case .ext(let type, let data):
+                    if let (seconds, nanoseconds) = value.timestamp, let text = Timestamp.format(seconds: seconds, nanoseconds: Int(nanoseconds)) {
+                        converted.append(exchange ? .object([JSONMember("$timestamp", .string(text))]) : .string(text))
+                    } else {
+                        converted.append(.object([JSONMember("$ext", .integer(Int64(type))), JSONMember("base64", .string(Data(data).base64EncodedString()))]))
+                    }
                 }
-                members.append(JSONMember(String(decoding: key, as: UTF8.self), json(entry.value)))
+            case .array(let count):
+                let elements = Array(converted.suffix(count))
+                converted.removeLast(count)
+                converted.append(.array(elements))
+            case .object(let keys):
+                let members = zip(keys, converted.suffix(keys.count)).map { JSONMember($0, $1) }
+                converted.removeLast(keys.count)
+                converted.append(.object(members))
+            case .pairs(let count):
+                let flat = Array(converted.suffix(2 * count))
+                converted.removeLast(2 * count)
+                let pairs = stride(from: 0, to: flat.count, by: 2).map { JSONValue.array([flat[$0], flat[$0 + 1]]) }
+                converted.append(.object([JSONMember("$map", .array(pairs))]))
             }
-            return .object(members)
-        case .ext(let type, let data):
-            if let (seconds, nanoseconds) = value.timestamp, let text = Timestamp.format(seconds: seconds, nanoseconds: Int(nanoseconds)) {
-                return exchange ? .object([JSONMember("$timestamp", .string(text))]) : .string(text)
-            }
-            return .object([JSONMember("$ext", .integer(Int64(type))), JSONMember("base64", .string(Data(data).base64EncodedString()))])
         }
+        return converted[0]
     }
 
     private static func nonFinite(_ number: Double) -> String {

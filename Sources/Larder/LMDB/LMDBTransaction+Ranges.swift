@@ -47,21 +47,6 @@ extension LMDBTransaction {
         try forEachEntry(in: database, from: prefix, to: Self.keyAfterPrefix(prefix), reversed: reversed, body)
     }
 
-    /// Runs `body` with `count` cursors on `database`, closed afterwards, to walk several key
-    /// ranges side by side. The entries they return stay valid until the transaction writes or
-    /// ends, wherever the cursors move meanwhile: `body` must not write.
-    func withCursors<R>(_ database: DatabaseHandle, count: Int, _ body: ([Cursor]) throws -> R) throws -> R {
-        var cursors: [Cursor] = []
-        func open(_ remaining: Int) throws -> R {
-            guard remaining > 0 else { return try body(cursors) }
-            return try withCursor(database) { cursor in
-                cursors.append(cursor)
-                return try open(remaining - 1)
-            }
-        }
-        return try open(count)
-    }
-
     /// The first key of `database`, copied; `nil` when it is empty.
     func firstKey(in database: DatabaseHandle) throws -> [UInt8]? {
         var found: [UInt8]?

@@ -253,4 +253,26 @@ struct LMDBTransaction {
         var wrapper = Cursor(handle: cursor, transaction: self)
         return try body(&wrapper)
     }
+
+    /// Runs `body` with `count` cursors on `database`, closed afterwards, to walk several key
+    /// ranges side by side. The entries they return stay valid until the transaction writes or
+    /// ends, wherever the cursors move meanwhile: `body` must not write.
+    ///
+    /// The cursors are opened in a loop and closed by one `defer`, so the stack this takes does
+    /// not grow with `count` (a phrase of many words opens one cursor per word).
+    func withCursors<R>(_ database: DatabaseHandle, count: Int, _ body: ([Cursor]) throws -> R) throws -> R {
+        try releaseTreeNodes(of: database)
+        var cursors: [Cursor] = []
+        cursors.reserveCapacity(count)
+        defer {
+            for cursor in cursors { mdb_cursor_close(cursor.handle) }
+        }
+        for _ in 0..<max(0, count) {
+            var cursor: OpaquePointer?
+            let rc = mdb_cursor_open(handle, database.raw, &cursor)
+            guard rc == MDB_SUCCESS, let cursor else { throw fail(rc, "cursor") }
+            cursors.append(Cursor(handle: cursor, transaction: self))
+        }
+        return try body(cursors)
+    }
 }

@@ -89,7 +89,10 @@ public struct LarderError: Error, Sendable, CustomStringConvertible {
         /// A full-text query could not be read or does not fit the full-text search it is run
         /// against: unbalanced quotes or parentheses, an operator with nothing on one side, a
         /// query made only of exclusions, a column filter naming no column of the search (the
-        /// message says which). Nothing was read.
+        /// message says which), or a query beyond its limits (nesting deeper than
+        /// ``FullTextQuery/maximumDepth``, a phrase longer than
+        /// ``FullTextQuery/maximumPhraseWords``, more terms than ``FullTextQuery/maximumTerms``).
+        /// Nothing was read.
         public static let invalidQuery = Code(rawValue: "invalidQuery")
         /// An undo or redo was refused: a value the step covers changed since the step was
         /// recorded (a write that was not undoable, or another process), and applying the step

@@ -51,6 +51,11 @@ final class MessagePackBufferDecoder: Decoder {
         var topLevelBox: AnyObject?
         var topLevelBoxKey: ObjectIdentifier?
         var link: MessagePackContainerLink?
+        /// The bounds of the decoding thread's stack, looked up when a value first
+        /// nests `MessagePackStackCheck.checkedDepth` deep (`nil` after that: the
+        /// system did not say).
+        var stackBounds: MessagePackStackCheck.Bounds?
+        var stackBoundsLookedUp = false
     }
 
     /// The top-level map's index, made by `prepare()`. Its entries sit at the
@@ -115,6 +120,8 @@ final class MessagePackBufferDecoder: Decoder {
         state.pointee.codingPath.removeAll()
         state.pointee.valueOffset = 0
         state.pointee.depth = 0
+        // The next decode may run on another thread.
+        state.pointee.stackBoundsLookedUp = false
     }
 
     /// How many map entries the scratch table holds room for.
@@ -207,8 +214,9 @@ final class MessagePackBufferDecoder: Decoder {
     /// from. It normally equals the decoder's own path (so `key` is simply
     /// pushed), but a container obtained from `nestedContainer` sits deeper, and
     /// then its extra keys are pushed too for the duration of the call.
-    /// - Throws: `DecodingError.dataCorrupted` beyond the nesting limit, and
-    ///   whatever `T.init(from:)` throws.
+    /// - Throws: `DecodingError.dataCorrupted` beyond the nesting limit, or when
+    ///   the thread's stack has too little left for another level (see
+    ///   `MessagePackStackCheck`), and whatever `T.init(from:)` throws.
     func decodeNested<T: Decodable>(
         _ type: T.Type, at offset: Int, key: (any CodingKey)?, containerPath: [any CodingKey]? = nil
     ) throws -> T {
@@ -216,6 +224,9 @@ final class MessagePackBufferDecoder: Decoder {
             throw DecodingError.dataCorrupted(DecodingError.Context(
                 codingPath: (containerPath ?? codingPath) + (key.map { [$0] } ?? []),
                 debugDescription: "Decoding \(T.self) would nest more than \(MessagePackReader.maximumDepth) levels deep."))
+        }
+        if state.pointee.depth >= MessagePackStackCheck.checkedDepth {
+            try checkStackLeft(for: T.self, key: key, containerPath: containerPath)
         }
         let outerOffset = state.pointee.valueOffset
         // Containers created while decoding this value die with it (unless a type
@@ -255,6 +266,20 @@ final class MessagePackBufferDecoder: Decoder {
             truncateKeyEntries(to: outerEntryCount)
         }
         return try T(from: self)
+    }
+
+    /// Throws when the thread's stack has less than `MessagePackStackCheck.reserve`
+    /// bytes left for decoding another level of `T`.
+    private func checkStackLeft<T>(for type: T.Type, key: (any CodingKey)?, containerPath: [any CodingKey]?) throws {
+        if !state.pointee.stackBoundsLookedUp {
+            state.pointee.stackBounds = MessagePackStackCheck.currentBounds()
+            state.pointee.stackBoundsLookedUp = true
+        }
+        guard let bounds = state.pointee.stackBounds, let left = MessagePackStackCheck.left(in: bounds),
+              left < MessagePackStackCheck.reserve else { return }
+        throw DecodingError.dataCorrupted(DecodingError.Context(
+            codingPath: (containerPath ?? codingPath) + (key.map { [$0] } ?? []),
+            debugDescription: "Decoding \(T.self) \(state.pointee.depth + 1) levels deep would leave less than \(MessagePackStackCheck.reserve / 1024) KiB of the \((bounds.highest - bounds.lowest) / 1024) KiB stack of this thread; decode it on a thread with a larger stack (a value may nest \(MessagePackReader.maximumDepth) levels, about 2 KB of stack each)."))
     }
 
     // MARK: Decoder

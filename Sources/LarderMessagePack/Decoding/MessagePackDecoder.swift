@@ -17,9 +17,15 @@ import Foundation
 /// its own strings and arrays; each nested keyed container still costs one. No input can make it read out of bounds, and decoding time
 /// grows at most as n log n with the input size whatever its shape.
 ///
-/// Only a recursive type can recurse as deep as the input nests; at the
-/// 512-level limit that takes roughly 1 MB of stack in release builds, well
-/// within the 8 MB of a Linux thread but more than a 512 KiB thread offers.
+/// Only a recursive type (one that holds values of its own type) can recurse
+/// as deep as the input nests, through its own `init(from:)`: about 2 KB of
+/// stack a level, so roughly 1 MB at the 512-level limit, well within the 8 MB
+/// of a Linux thread but more than a 512 KiB thread offers. That recursion is
+/// the type's, so the decoder cannot turn it into a loop; instead, from 24
+/// levels on, it checks the stack the thread has left before each level and
+/// throws `DecodingError.dataCorrupted` when less than 64 KiB would remain: on
+/// a thread with a small stack a deep value is an error to retry on a larger
+/// one, never a crash.
 public struct MessagePackDecoder: Sendable {
     /// Passed to every `init(from:)` call as `decoder.userInfo`.
     public var userInfo: [CodingUserInfoKey: any Sendable] = [:]
@@ -36,7 +42,8 @@ public struct MessagePackDecoder: Sendable {
     ///   - bytes: Exactly one MessagePack value.
     /// - Returns: The decoded value.
     /// - Throws: `DecodingError.dataCorrupted` for malformed or truncated input,
-    ///   trailing bytes, invalid UTF-8, nesting deeper than 512 or numbers that do
+    ///   trailing bytes, invalid UTF-8, nesting deeper than 512 (or deeper than
+    ///   the thread's stack leaves room for, see above) or numbers that do
     ///   not fit the requested type; `DecodingError.typeMismatch`,
     ///   `.valueNotFound` or `.keyNotFound` when the input does not match `type`;
     ///   and any error thrown by the type's own `init(from:)`.

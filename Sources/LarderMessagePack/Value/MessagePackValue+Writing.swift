@@ -21,46 +21,51 @@ extension MessagePackValue {
         swap(&writer.bytes, &bytes)
     }
 
+    /// Writes the value, its children after their container's header: the values still to
+    /// write are kept on a stack of its own, not the thread's, so any nesting writes.
     private func write(to writer: inout MessagePackWriter) {
-        let fits: Bool
-        switch self {
-        case .nil:
-            writer.writeNil()
-            fits = true
-        case .bool(let flag):
-            writer.writeBool(flag)
-            fits = true
-        case .negative(let number):
-            writer.writeInt(number)
-            fits = true
-        case .unsigned(let number):
-            writer.writeUInt(number)
-            fits = true
-        case .float(let number):
-            writer.writeFloat(number)
-            fits = true
-        case .double(let number):
-            writer.writeDouble(number)
-            fits = true
-        case .string(let bytes):
-            fits = writer.writeStringHeader(bytes.count)
-            if fits { writer.bytes.append(contentsOf: bytes) }
-        case .binary(let bytes):
-            fits = bytes.withUnsafeBytes { writer.writeBinary($0) }
-        case .array(let elements):
-            fits = writer.writeArrayHeader(elements.count)
-            if fits { for element in elements { element.write(to: &writer) } }
-        case .map(let entries):
-            fits = writer.writeMapHeader(entries.count)
-            if fits {
-                for entry in entries {
-                    entry.key.write(to: &writer)
-                    entry.value.write(to: &writer)
+        var pending = [self]
+        while let value = pending.popLast() {
+            let fits: Bool
+            switch value {
+            case .nil:
+                writer.writeNil()
+                fits = true
+            case .bool(let flag):
+                writer.writeBool(flag)
+                fits = true
+            case .negative(let number):
+                writer.writeInt(number)
+                fits = true
+            case .unsigned(let number):
+                writer.writeUInt(number)
+                fits = true
+            case .float(let number):
+                writer.writeFloat(number)
+                fits = true
+            case .double(let number):
+                writer.writeDouble(number)
+                fits = true
+            case .string(let bytes):
+                fits = writer.writeStringHeader(bytes.count)
+                if fits { writer.bytes.append(contentsOf: bytes) }
+            case .binary(let bytes):
+                fits = bytes.withUnsafeBytes { writer.writeBinary($0) }
+            case .array(let elements):
+                fits = writer.writeArrayHeader(elements.count)
+                if fits { pending.append(contentsOf: elements.reversed()) }
+            case .map(let entries):
+                fits = writer.writeMapHeader(entries.count)
+                if fits {
+                    for entry in entries.reversed() {
+                        pending.append(entry.value)
+                        pending.append(entry.key)
+                    }
                 }
+            case .ext(let type, let data):
+                fits = data.withUnsafeBytes { writer.writeExtension(type: type, payload: $0) }
             }
-        case .ext(let type, let data):
-            fits = data.withUnsafeBytes { writer.writeExtension(type: type, payload: $0) }
+            precondition(fits, "MessagePackValue misuse: a string, binary, array, map or extension larger than MessagePack's 2^32 - 1 limit")
         }
-        precondition(fits, "MessagePackValue misuse: a string, binary, array, map or extension larger than MessagePack's 2^32 - 1 limit")
     }
 }

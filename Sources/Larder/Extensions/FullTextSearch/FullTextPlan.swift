@@ -36,65 +36,117 @@ struct FullTextPlan {
     private(set) var root: Node = .and([])
 
     /// `query` resolved with `tokenizer` over `columnNames`.
-    /// - Throws: ``LarderError/Code/invalidQuery`` for a column filter that names no column, a
-    ///   column filter inside another, a prefix that is not one word, or a query with no word to
-    ///   search for once words without letters or digits are left out.
+    /// - Throws: ``LarderError/Code/invalidQuery`` for a query that nests deeper than
+    ///   ``FullTextQuery/maximumDepth``, a column filter that names no column, a column filter
+    ///   inside another, a prefix that is not one word, a phrase of more than
+    ///   ``FullTextQuery/maximumPhraseWords`` words, more than ``FullTextQuery/maximumTerms``
+    ///   terms, or a query with no word to search for once words without letters or digits are
+    ///   left out.
+    /// - Complexity: O(n) for the n characters of the query's words, walked with a stack of its
+    ///   own (no recursion).
     init(_ query: FullTextQuery, tokenizer: FullTextTokenizer, columnNames: [String]) throws {
-        guard let root = try resolve(query.node, column: nil, positive: true, tokenizer: tokenizer, columnNames: columnNames) else {
-            throw Self.invalid(query, "it has no word to search for (words without letters or digits are left out)")
+        try query.checkDepth()
+        guard let root = try resolve(query, tokenizer: tokenizer, columnNames: columnNames) else {
+            throw FullTextQuery.invalid(query.quoted, "it has no word to search for (words without letters or digits are left out)")
         }
         self.root = root
     }
 
-    private static func invalid(_ query: FullTextQuery, _ problem: String) -> LarderError {
-        LarderError(.invalidQuery, "the full-text query «\(query)» is not valid: \(problem)", operation: "fullTextSearch")
+    /// What is left to do for one node of the query: resolve it, or combine what its children
+    /// resolved to (the last `count` results).
+    private enum Work {
+        case resolve(FullTextQuery.Node, column: Int?, positive: Bool)
+        case and(count: Int)
+        case or(count: Int)
+        case not
     }
 
-    /// `node` resolved, `nil` when nothing is left of it (words without letters or digits).
-    private mutating func resolve(_ node: FullTextQuery.Node, column: Int?, positive: Bool, tokenizer: FullTextTokenizer, columnNames: [String]) throws -> Node? {
-        func add(_ match: Match) -> Node {
+    /// `query` resolved, `nil` when nothing is left of it (words without letters or digits).
+    /// Children are resolved first to last, so leaves are numbered in the order they appear.
+    private mutating func resolve(_ query: FullTextQuery, tokenizer: FullTextTokenizer, columnNames: [String]) throws -> Node? {
+        var termCount = 0
+        func invalid(_ node: FullTextQuery.Node, _ problem: String) -> LarderError {
+            FullTextQuery.invalid(FullTextQuery(node).quoted, problem)
+        }
+        func add(_ match: Match, column: Int?, positive: Bool) throws -> Node {
+            switch match {
+            case .term, .prefix, .nothing: termCount += 1
+            case .phrase(let words): termCount += words.count
+            }
+            guard termCount <= FullTextQuery.maximumTerms else {
+                throw FullTextQuery.invalid(query.quoted, "it has more than \(FullTextQuery.maximumTerms) terms (each word, each word of a phrase and each prefix counts one); a query may have \(FullTextQuery.maximumTerms) (FullTextQuery.maximumTerms): search for fewer words, or split the query into several searches")
+            }
             leaves.append(Leaf(match: match, column: column, positive: positive))
             return .leaf(leaves.count - 1)
+        }
+        func phrase(_ found: [[UInt8]?], of node: FullTextQuery.Node) throws -> [[UInt8]?] {
+            guard found.count <= FullTextQuery.maximumPhraseWords else {
+                throw invalid(node, "a phrase has \(found.count) words; a phrase may have \(FullTextQuery.maximumPhraseWords) (FullTextQuery.maximumPhraseWords): search for a shorter part of it")
+            }
+            return found
         }
         func terms(of text: String) -> [[UInt8]?] {
             tokenizer.tokens(in: text).map { FullTextTerm.bytes(of: $0.term) }
         }
-        switch node {
-        case .word(let word):
-            let found = terms(of: word)
-            if found.count == 1 {
-                return add((tokenizer.term(for: word).flatMap(FullTextTerm.bytes(of:))).map(Match.term) ?? .nothing)
+        var work = [Work.resolve(query.node, column: nil, positive: true)]
+        var results: [Node?] = []
+        while let next = work.popLast() {
+            switch next {
+            case .resolve(let node, let column, let positive):
+                switch node {
+                case .word(let word):
+                    let found = try phrase(terms(of: word), of: node)
+                    if found.count == 1 {
+                        results.append(try add((tokenizer.term(for: word).flatMap(FullTextTerm.bytes(of:))).map(Match.term) ?? .nothing, column: column, positive: positive))
+                    } else {
+                        results.append(found.isEmpty ? nil : try add(found.contains(nil) ? .nothing : .phrase(found.map { $0! }), column: column, positive: positive))
+                    }
+                case .phrase(let words):
+                    let found = try phrase(terms(of: words), of: node)
+                    if found.contains(nil) {
+                        results.append(found.isEmpty ? nil : try add(.nothing, column: column, positive: positive))
+                    } else {
+                        results.append(found.isEmpty ? nil : try add(found.count == 1 ? .term(found[0]!) : .phrase(found.map { $0! }), column: column, positive: positive))
+                    }
+                case .prefix(let start):
+                    let tokens = tokenizer.tokens(in: start)
+                    guard tokens.count == 1 else {
+                        let shown = FullTextQuery.shortened(start)
+                        throw invalid(node, tokens.isEmpty ? "the prefix \(shown)* has no letter or digit" : "the prefix \(shown)* is not one word")
+                    }
+                    let bytes = FullTextTerm.prefixBytes(of: tokenizer.fold(String(start[tokens[0].range])))
+                    results.append(try add(bytes.map(Match.prefix) ?? .nothing, column: column, positive: positive))
+                case .column(let name, let inner):
+                    let shown = FullTextQuery.shortened(name)
+                    guard column == nil else { throw invalid(node, "a column filter (\(shown):) stands inside another") }
+                    guard let number = columnNames.firstIndex(of: name) else {
+                        throw invalid(node, "the search has no column \(shown) (its columns: \(columnNames.joined(separator: ", ")))")
+                    }
+                    work.append(.resolve(inner, column: number, positive: positive))
+                case .and(let nodes), .or(let nodes):
+                    if case .and = node { work.append(.and(count: nodes.count)) } else { work.append(.or(count: nodes.count)) }
+                    for child in nodes.reversed() { work.append(.resolve(child, column: column, positive: positive)) }
+                case .not(let kept, let excluded):
+                    work.append(.not)
+                    work.append(.resolve(excluded, column: column, positive: false))
+                    work.append(.resolve(kept, column: column, positive: positive))
+                }
+            case .and(let count), .or(let count):
+                let kept = results.suffix(count).compactMap { $0 }
+                results.removeLast(count)
+                if kept.count <= 1 {
+                    results.append(kept.first)
+                } else if case .and = next {
+                    results.append(.and(kept))
+                } else {
+                    results.append(.or(kept))
+                }
+            case .not:
+                let right = results.removeLast()
+                let left = results.removeLast()
+                results.append(left.map { left in right.map { .not(left, excluding: $0) } ?? left })
             }
-            return found.isEmpty ? nil : add(found.contains(nil) ? .nothing : .phrase(found.map { $0! }))
-        case .phrase(let words):
-            let found = terms(of: words)
-            if found.contains(nil) { return found.isEmpty ? nil : add(.nothing) }
-            return found.isEmpty ? nil : add(found.count == 1 ? .term(found[0]!) : .phrase(found.map { $0! }))
-        case .prefix(let start):
-            let tokens = tokenizer.tokens(in: start)
-            guard tokens.count == 1 else {
-                throw Self.invalid(FullTextQuery(node), tokens.isEmpty ? "the prefix \(start)* has no letter or digit" : "the prefix \(start)* is not one word")
-            }
-            return add(FullTextTerm.prefixBytes(of: tokenizer.fold(String(start[tokens[0].range]))).map(Match.prefix) ?? .nothing)
-        case .column(let name, let inner):
-            guard column == nil else { throw Self.invalid(FullTextQuery(node), "a column filter (\(name):) stands inside another") }
-            guard let number = columnNames.firstIndex(of: name) else {
-                throw Self.invalid(FullTextQuery(node), "the search has no column \(name) (its columns: \(columnNames.joined(separator: ", ")))")
-            }
-            return try resolve(inner, column: number, positive: positive, tokenizer: tokenizer, columnNames: columnNames)
-        case .and(let nodes), .or(let nodes):
-            var resolved: [Node] = []
-            for child in nodes {
-                if let kept = try resolve(child, column: column, positive: positive, tokenizer: tokenizer, columnNames: columnNames) { resolved.append(kept) }
-            }
-            if resolved.count <= 1 { return resolved.first }
-            if case .and = node { return .and(resolved) }
-            return .or(resolved)
-        case .not(let kept, let excluded):
-            let left = try resolve(kept, column: column, positive: positive, tokenizer: tokenizer, columnNames: columnNames)
-            let right = try resolve(excluded, column: column, positive: false, tokenizer: tokenizer, columnNames: columnNames)
-            guard let left else { return nil }
-            return right.map { .not(left, excluding: $0) } ?? left
         }
+        return results.last ?? nil
     }
 }

@@ -27,6 +27,12 @@
 ///
 /// A query is checked against the search's columns when it runs: a column filter naming another
 /// column throws ``LarderError/Code/invalidQuery`` then.
+///
+/// **Limits.** A query is outside input, so it is bounded: it nests at most ``maximumDepth``
+/// (256) levels, a phrase has at most ``maximumPhraseWords`` (512) words, and a query at most
+/// ``maximumTerms`` (4,096) terms. Beyond them a query throws ``LarderError/Code/invalidQuery``
+/// (the depth when it is parsed; a query built in code, and the other two, when it is searched
+/// for), never exhausts the stack. Error messages quote at most 200 characters of a query.
 public struct FullTextQuery: Sendable, Hashable, CustomStringConvertible {
     /// A query as a tree.
     indirect enum Node: Sendable, Hashable {
@@ -61,8 +67,11 @@ public struct FullTextQuery: Sendable, Hashable, CustomStringConvertible {
     ///   unbalanced quote or parenthesis, empty parentheses, `AND`, `OR` or `NOT` with nothing on
     ///   one side, a `*` with no word before it, a column filter followed by nothing it can apply
     ///   to, or a group made only of exclusions (`-a`, `NOT a`), which would match everything
-    ///   but a few documents. The message says what and where.
-    /// - Complexity: O(n) for the n characters of `text`.
+    ///   but a few documents; or when it nests deeper than ``maximumDepth`` (groups open at
+    ///   once, or operators one inside another). The message says what and where, quoting at
+    ///   most the first 200 characters of `text`.
+    /// - Complexity: O(n) for the n characters of `text`, whatever its nesting: the parser
+    ///   keeps its open groups on a stack of its own.
     public init(parsing text: String) throws {
         var parser = FullTextQueryParser(text)
         self = try parser.parse()
@@ -93,38 +102,88 @@ public struct FullTextQuery: Sendable, Hashable, CustomStringConvertible {
 
     /// The query in the query language; parsing it gives the same query back, up to grouping
     /// and the characters the language reserves (quotes are dropped from words and phrases).
-    public var description: String { Self.render(node) }
+    public var description: String { Self.render(node, stoppingAfter: nil) }
 
-    private static func render(_ node: Node) -> String {
-        switch node {
-        case .word(let word):
-            let plain = word.filter { $0 != "\"" }
-            let special = plain.isEmpty || ["AND", "OR", "NOT"].contains(plain) || plain.hasPrefix("-") || plain.hasSuffix("*")
-                || plain.contains { $0.isWhitespace || "():".contains($0) }
-            return special ? "\"\(plain)\"" : plain
-        case .phrase(let words):
-            return "\"\(words.filter { $0 != "\"" })\""
-        case .prefix(let start):
-            return String(start.map { $0.isWhitespace || "()\":*".contains($0) ? " " : $0 }).trimmingSpaces() + "*"
-        case .column(let name, let query):
-            return name + ":" + grouped(query)
-        case .and(let queries):
-            return queries.isEmpty ? "()" : queries.map(grouped).joined(separator: " ")
-        case .or(let queries):
-            return queries.isEmpty ? "()" : queries.map { query in
-                if case .or = query { return "(\(render(query)))" }
-                return render(query)
-            }.joined(separator: " OR ")
-        case .not(let query, let excluded):
-            return grouped(query) + " NOT " + grouped(excluded)
-        }
+    /// A part of a query's text still to write: a query, or text around one.
+    private enum Piece {
+        case node(Node)
+        case text(String)
     }
 
-    /// `node` rendered, in parentheses unless it is a word, phrase, prefix or column filter.
-    private static func grouped(_ node: Node) -> String {
+    /// `node` in the query language, written with a stack of pieces still to write rather than
+    /// by recursion, so any depth renders; with `limit`, it stops once it holds more than `limit`
+    /// characters (a few more may follow the limit).
+    static func render(_ node: Node, stoppingAfter limit: Int?) -> String {
+        var text = ""
+        var written = 0
+        func write(_ part: String) {
+            text += part
+            written += part.count
+        }
+        var pending = [Piece.node(node)]
+        while let piece = pending.popLast() {
+            if let limit, written > limit { break }
+            switch piece {
+            case .text(let part):
+                write(part)
+            case .node(let node):
+                // The pieces go on the stack last first.
+                switch node {
+                case .word(let word):
+                    write(wordText(word))
+                case .phrase(let words):
+                    write("\"\(words.filter { $0 != "\"" })\"")
+                case .prefix(let start):
+                    write(String(start.map { $0.isWhitespace || "()\":*".contains($0) ? " " : $0 }).trimmingSpaces() + "*")
+                case .column(let name, let query):
+                    pending += grouped(query).reversed()
+                    pending.append(.text(name + ":"))
+                case .and(let queries):
+                    guard !queries.isEmpty else {
+                        write("()")
+                        continue
+                    }
+                    for (offset, query) in queries.enumerated().reversed() {
+                        pending += grouped(query).reversed()
+                        if offset > 0 { pending.append(.text(" ")) }
+                    }
+                case .or(let queries):
+                    guard !queries.isEmpty else {
+                        write("()")
+                        continue
+                    }
+                    for (offset, query) in queries.enumerated().reversed() {
+                        if case .or = query {
+                            pending += [.text(")"), .node(query), .text("(")]
+                        } else {
+                            pending.append(.node(query))
+                        }
+                        if offset > 0 { pending.append(.text(" OR ")) }
+                    }
+                case .not(let query, let excluded):
+                    pending += grouped(excluded).reversed()
+                    pending.append(.text(" NOT "))
+                    pending += grouped(query).reversed()
+                }
+            }
+        }
+        return text
+    }
+
+    /// A word in the query language: in quotes when it would otherwise read as something else.
+    private static func wordText(_ word: String) -> String {
+        let plain = word.filter { $0 != "\"" }
+        let special = plain.isEmpty || ["AND", "OR", "NOT"].contains(plain) || plain.hasPrefix("-") || plain.hasSuffix("*")
+            || plain.contains { $0.isWhitespace || "():".contains($0) }
+        return special ? "\"\(plain)\"" : plain
+    }
+
+    /// `node`'s pieces in order, in parentheses unless it is a word, phrase, prefix or column
+    /// filter.
+    private static func grouped(_ node: Node) -> [Piece] {
         switch node {
-        case .word, .phrase, .prefix, .column: render(node)
-        default: "(\(render(node)))"
+        case .word, .phrase, .prefix, .column: [.node(node)]
+        default: [.text("("), .node(node), .text(")")]
         }
     }
 }

@@ -1,5 +1,8 @@
 /// Reads the query language of ``FullTextQuery`` (see there): a lexer into tokens, then a
-/// recursive descent by precedence, OR below AND below NOT.
+/// descent by precedence, OR below AND below NOT, that keeps its open groups on a stack of its
+/// own rather than on the thread's: a query is outside input, and no nesting of it may exhaust
+/// the stack. Groups nest at most ``FullTextQuery/maximumDepth`` deep, and so do the operators
+/// and column filters of the tree it builds.
 struct FullTextQueryParser {
     enum Token: Equatable {
         case word(String)
@@ -16,10 +19,10 @@ struct FullTextQueryParser {
         /// The token as the message of an error shows it.
         var shown: String {
             switch self {
-            case .word(let word): word
-            case .phrase(let words): "\"\(words)\""
-            case .prefix(let start): start + "*"
-            case .column(let name): name + ":"
+            case .word(let word): FullTextQuery.shortened(word)
+            case .phrase(let words): "\"\(FullTextQuery.shortened(words))\""
+            case .prefix(let start): FullTextQuery.shortened(start) + "*"
+            case .column(let name): FullTextQuery.shortened(name) + ":"
             case .open: "("
             case .close: ")"
             case .and: "AND"
@@ -39,31 +42,26 @@ struct FullTextQueryParser {
     }
 
     private let text: String
-    private var tokens: [Token] = []
-    private var position = 0
+    /// The tokens of the text, and the position of the parser in them.
+    var tokens: [Token] = []
+    var position = 0
 
     init(_ text: String) {
         self.text = text
     }
 
-    private func invalid(_ problem: String) -> LarderError {
-        LarderError(.invalidQuery, "the full-text query \(Self.quoted(text)) is not valid: \(problem)", operation: "fullTextSearch")
-    }
-
-    private static func quoted(_ text: String) -> String {
-        text.count > 80 ? "«\(text.prefix(80))…»" : "«\(text)»"
+    /// The error of the text, which `problem` makes invalid.
+    func invalid(_ problem: String) -> LarderError {
+        FullTextQuery.invalid(FullTextQuery.quoted(text), problem)
     }
 
     /// The query the text states.
-    /// - Throws: ``LarderError/Code/invalidQuery`` when it is empty or malformed.
+    /// - Throws: ``LarderError/Code/invalidQuery`` when it is empty, malformed or nests deeper
+    ///   than ``FullTextQuery/maximumDepth``.
     mutating func parse() throws -> FullTextQuery {
         tokens = try lex()
         guard !tokens.isEmpty else { throw invalid("it is empty") }
-        let node = try parseOr()
-        if position < tokens.count {
-            throw tokens[position] == .close ? invalid("a ) closes no (") : invalid("\(tokens[position].shown) was not expected there")
-        }
-        return FullTextQuery(node)
+        return FullTextQuery(try parseTokens().node)
     }
 
     // MARK: Lexing
@@ -119,10 +117,10 @@ struct FullTextQueryParser {
             found.append(.column(String(run[..<colon])))
             rest = run[run.index(after: colon)...]
             if rest.isEmpty {
-                guard next == "(" || next == "\"" else { throw invalid("\(run) is followed by no word, phrase or group to search that column for") }
+                guard next == "(" || next == "\"" else { throw invalid("\(FullTextQuery.shortened(run)) is followed by no word, phrase or group to search that column for") }
                 return
             }
-            guard rest.first != "-" else { throw invalid("\(run): a column filter applies to a word, a phrase, a prefix or a group, not to an exclusion") }
+            guard rest.first != "-" else { throw invalid("\(FullTextQuery.shortened(run)): a column filter applies to a word, a phrase, a prefix or a group, not to an exclusion") }
         }
         if rest.hasSuffix("*") {
             let start = rest.dropLast()
@@ -130,103 +128,6 @@ struct FullTextQueryParser {
             found.append(.prefix(String(start)))
         } else {
             found.append(.word(String(rest)))
-        }
-    }
-
-    // MARK: Parsing
-
-    private var next: Token? { position < tokens.count ? tokens[position] : nil }
-
-    private mutating func parseOr() throws -> FullTextQuery.Node {
-        var alternatives = [try parseAnd()]
-        while next == .or {
-            position += 1
-            guard next?.beginsOperand == true else { throw invalid(next.map { "OR is followed by \($0.shown)" } ?? "OR ends the query") }
-            alternatives.append(try parseAnd())
-        }
-        return alternatives.count == 1 ? alternatives[0] : .or(alternatives)
-    }
-
-    private mutating func parseAnd() throws -> FullTextQuery.Node {
-        var included: [FullTextQuery.Node] = []
-        var excluded: [FullTextQuery.Node] = []
-        var first = true
-        while let token = next {
-            if token == .and {
-                guard !first else { throw invalid("AND has nothing on its left") }
-                position += 1
-                guard next?.beginsOperand == true else { throw invalid(next.map { "AND is followed by \($0.shown)" } ?? "AND ends the query") }
-                continue
-            }
-            guard token.beginsOperand else {
-                if first {
-                    switch token {
-                    case .or, .not: throw invalid("\(token.shown) has nothing on its left")
-                    default: throw invalid(token == .close ? "a ) closes no (, or a group is empty" : "\(token.shown) was not expected there")
-                    }
-                }
-                break
-            }
-            if token == .minus {
-                position += 1
-                guard next?.beginsOperand == true, next != .minus else { throw invalid("a - stands before a word, a phrase or a group to exclude") }
-                excluded.append(try parseNot())
-            } else {
-                included.append(try parseNot())
-            }
-            first = false
-        }
-        guard !included.isEmpty else {
-            throw invalid("a query or group made only of exclusions (-word) matches nothing to exclude from; add a word to search for")
-        }
-        let kept = included.count == 1 ? included[0] : .and(included)
-        guard !excluded.isEmpty else { return kept }
-        return .not(kept, excluding: excluded.count == 1 ? excluded[0] : .or(excluded))
-    }
-
-    private mutating func parseNot() throws -> FullTextQuery.Node {
-        var node = try parseUnary()
-        while next == .not {
-            position += 1
-            guard next != nil else { throw invalid("NOT ends the query") }
-            node = .not(node, excluding: try parseUnary())
-        }
-        return node
-    }
-
-    private mutating func parseUnary() throws -> FullTextQuery.Node {
-        guard let token = next else { throw invalid("it ends where a word was expected") }
-        position += 1
-        switch token {
-        case .word(let word): return .word(word)
-        case .phrase(let words): return .phrase(words)
-        case .prefix(let start): return .prefix(start)
-        case .column(let name):
-            guard let operand = next, [.open].contains(operand) || operand.isLeaf else {
-                throw invalid("\(name): is followed by \(next?.shown ?? "nothing"), not by a word, a phrase, a prefix or a group")
-            }
-            return .column(name, try parseUnary())
-        case .open:
-            guard next != .close else { throw invalid("a group () is empty") }
-            let inner = try parseOr()
-            guard next == .close else { throw invalid("a ( is not closed by a )") }
-            position += 1
-            return inner
-        case .minus:
-            throw invalid("a - stands before a word among others (a -b), not after NOT or a column filter")
-        case .close:
-            throw invalid("a ) closes no (")
-        case .and, .or, .not:
-            throw invalid("\(token.shown) is followed by \(token.shown) or has nothing on its side")
-        }
-    }
-}
-
-private extension FullTextQueryParser.Token {
-    var isLeaf: Bool {
-        switch self {
-        case .word, .phrase, .prefix: true
-        default: false
         }
     }
 }

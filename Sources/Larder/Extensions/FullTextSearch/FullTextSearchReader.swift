@@ -63,7 +63,9 @@ public struct FullTextSearchReader<Object: Codable & Sendable, Metadata: Codable
     /// let page = try txn[search].search(.and([.word("swift"), .prefix("serv")]), limit: 20, offset: 20)
     /// ```
     /// - Throws: ``LarderError/Code/invalidQuery`` when a column filter names no column of the
-    ///   search, a prefix is not one word, or nothing is left to search for;
+    ///   search, a prefix is not one word, nothing is left to search for, or the query is
+    ///   beyond the limits of ``FullTextQuery/maximumDepth``,
+    ///   ``FullTextQuery/maximumPhraseWords`` or ``FullTextQuery/maximumTerms``;
     ///   ``LarderError/Code/corruptValue`` when the stored index is damaged; LMDB failures.
     /// - Complexity: O(p + m log k) for the p postings of the query's terms, m matching
     ///   documents and k = `offset + limit`, plus one lookup per result.

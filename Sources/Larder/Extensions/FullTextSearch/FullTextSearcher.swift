@@ -15,28 +15,74 @@ struct FullTextSearcher {
         return try matches(plan.root, plan: plan, lists: &lists)
     }
 
+    /// One node of the plan being matched: what its children matched so far (an OR keeps the
+    /// union of them, an AND and a NOT each list), and how many have been matched.
+    private struct Pending {
+        let node: FullTextPlan.Node
+        var found: [[UInt64]] = []
+        var done = 0
+    }
+
+    /// The documents `node` matches, its nodes walked with a stack of their own rather than by
+    /// recursion. An AND stops at its first child that matches nothing, and a NOT does not read
+    /// what it excludes when nothing is left to exclude from.
     private func matches(_ node: FullTextPlan.Node, plan: FullTextPlan, lists: inout [FullTextPostingList?]) throws -> [UInt64] {
-        switch node {
-        case .leaf(let leaf):
-            return try postings(ofLeaf: leaf, in: plan, lists: &lists).ids
-        case .and(let children):
-            var found: [[UInt64]] = []
-            for child in children {
-                let ids = try matches(child, plan: plan, lists: &lists)
-                if ids.isEmpty { return [] }
-                found.append(ids)
+        var stack = [Pending(node: node)]
+        // What the node just finished matched, for the one below it on the stack.
+        var finished: [UInt64] = []
+        var hasFinished = false
+        while !stack.isEmpty {
+            let top = stack.count - 1
+            if hasFinished {
+                if case .or = stack[top].node {
+                    stack[top].found = [Self.union(stack[top].found.first ?? [], finished)]
+                } else {
+                    stack[top].found.append(finished)
+                }
+                stack[top].done += 1
+                hasFinished = false
             }
-            found.sort { $0.count < $1.count }
-            return found.dropFirst().reduce(found[0]) { Self.intersection($0, $1) }
-        case .or(let children):
+            let pending = stack[top]
+            var child: FullTextPlan.Node?
             var result: [UInt64] = []
-            for child in children { result = Self.union(result, try matches(child, plan: plan, lists: &lists)) }
-            return result
-        case .not(let kept, let excluded):
-            let left = try matches(kept, plan: plan, lists: &lists)
-            if left.isEmpty { return [] }
-            return Self.difference(left, try matches(excluded, plan: plan, lists: &lists))
+            switch pending.node {
+            case .leaf(let leaf):
+                result = try postings(ofLeaf: leaf, in: plan, lists: &lists).ids
+            case .and(let children):
+                if pending.found.last?.isEmpty == true {
+                    result = []
+                } else if pending.done < children.count {
+                    child = children[pending.done]
+                } else {
+                    let found = pending.found.sorted { $0.count < $1.count }
+                    result = found.first.map { shortest in found.dropFirst().reduce(shortest) { Self.intersection($0, $1) } } ?? []
+                }
+            case .or(let children):
+                if pending.done < children.count {
+                    child = children[pending.done]
+                } else {
+                    result = pending.found.first ?? []
+                }
+            case .not(let kept, let excluded):
+                if pending.done == 0 {
+                    child = kept
+                } else if pending.found[0].isEmpty {
+                    result = []
+                } else if pending.done == 1 {
+                    child = excluded
+                } else {
+                    result = Self.difference(pending.found[0], pending.found[1])
+                }
+            }
+            if let child {
+                stack.append(Pending(node: child))
+            } else {
+                stack.removeLast()
+                finished = result
+                hasFinished = true
+            }
         }
+        return finished
     }
 
     /// The postings of leaf number `leaf`, read once.
