@@ -11,7 +11,7 @@ import Darwin
 /// canonical equivalence: `"caf\u{E9}"` and `"cafe\u{301}"` are one `String` and two names.
 ///
 /// Every dictionary, set or sort keyed by a name uses it (or the bytes themselves); see
-/// "Names are bytes" in Documentation/StorageLayout.md. Wrapping costs nothing, and native
+/// "Names are bytes" in Documentation/Errors.md. Wrapping costs nothing, and native
 /// strings (small or not) are compared with `memcmp` and hashed as one run of bytes, as
 /// `String` hashes ASCII.
 package struct ExactString: Hashable, Comparable, Sendable, CustomStringConvertible, ExpressibleByStringLiteral {
