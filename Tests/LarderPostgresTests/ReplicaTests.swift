@@ -618,6 +618,14 @@ struct ReplicaTests {
             #expect(error?.code == .invalidConfiguration, "prefix \(prefix)")
             if prefix == "ScaleCase" { #expect(error?.message.contains("\"scalecase\"") == true, "\(String(describing: error))") }
         }
+        for deadline in [\PrimaryConfiguration.connectTimeout, \.requestTimeout, \.snapshotTimeout] {
+            var configuration = primary.configuration
+            configuration[keyPath: deadline] = .zero
+            let error = await #expect(throws: LarderError.self) {
+                try await Replica.open(at: primary.directory.appendingPathComponent("bad").path, primary: configuration)
+            }
+            #expect(error?.code == .invalidConfiguration && error?.message.contains("must be positive") == true)
+        }
         let a = try await primary.open("a")
         let error = await #expect(throws: LarderError.self) {
             try await a.write { try $0.setObject(1, forKey: "with\u{0}nul", inCollection: "c") }

@@ -210,6 +210,9 @@ struct ExactNameTests {
             #expect(seen[a]?.object == .updated && seen[b]?.object == .updated)
             let merged = try #require(Changeset.merged(observed))
             #expect(Set(merged.changes.keys) == [a, b])
+            // The answers as lists keep both names; the sets keep one (as documented).
+            #expect(Self.bytes(merged.changedKeysInByteOrder(inCollection: "twins")) == Self.byteOrder([twin.a, twin.b]))
+            #expect(merged.changedKeys(inCollection: "twins").count == (twin.canonicallyEqual ? 1 : 2))
             #expect(merged.change(for: a)?.object == .updated && merged.change(for: b)?.object == .updated)
             let logged = try #require(try db.read { try $0.changesets(after: since) })
             #expect(Set(logged.flatMap(\.changes.keys)) == [a, b])
@@ -274,6 +277,8 @@ struct ExactNameTests {
             #expect(changes.hasChange(inCollection: a.collection) && changes.hasChange(for: b))
             #expect(changes.clearedCollections.contains { Self.bytes($0) == Self.bytes(twin.a) })
             #expect(!changes.clearedCollections.contains { Self.bytes($0) == Self.bytes(twin.b) })
+            #expect(Self.bytes(changes.clearedCollectionsInByteOrder) == [Self.bytes(twin.a)])
+            #expect(Self.bytes(changes.changedCollectionsInByteOrder) == Self.byteOrder([twin.a, twin.b]))
             #expect(try reader.read { try $0.object(forKey: b.key, inCollection: b.collection, as: String.self) } == "newer b")
             #expect(try reader.read { try $0.object(forKey: a.key, inCollection: a.collection, as: String.self) } == nil)
             try db.read { txn throws in

@@ -77,7 +77,7 @@ enum ChangeLog {
         // Then by size: the oldest entries go while the log's pages exceed the limit, the
         // newest (this commit's) always stays. LMDB keeps the page counts in the tree's record,
         // so each check is O(1).
-        let pageSize = lmdb.environment.mapUsage().pageSize
+        let pageSize = lmdb.environment.pageSize
         guard try lmdb.figures(of: lmdb.databases.log).pages * pageSize > byteLimit else { return }
         try lmdb.removeLeading(in: lmdb.databases.log) { key in
             guard key.count == 8, UInt64(bigEndian: key.loadUnaligned(as: UInt64.self)) < number else { return false }

@@ -28,7 +28,10 @@ import Foundation
 /// each listed with its own change. The queries (``change(for:)``, ``hasChange(for:)``,
 /// ``hasChange(inCollection:)``…) and ``changes`` compare bytes. The three that answer with a
 /// `Set<String>` (``changedKeys(inCollection:)``, ``changedCollections``,
-/// ``clearedCollections``) cannot hold two such names: there, one of them stands for both.
+/// ``clearedCollections``) cannot hold two such names: there, one of them stands for both. Their
+/// `…InByteOrder` twins (``changedKeysInByteOrder(inCollection:)``,
+/// ``changedCollectionsInByteOrder``, ``clearedCollectionsInByteOrder``) list every name once
+/// byte for byte, in the store's order.
 ///
 /// ## Resets
 /// When the changes themselves are no longer known (another process committed more than the change
@@ -72,8 +75,8 @@ public struct Changeset: Sendable {
     /// after).
     public internal(set) var removedEverything = false
     /// Collections whose objects were all removed (before the changes listed in them, which came
-    /// after). A `Set<String>` keeps one of two collections whose names Swift calls equal: ask
-    /// ``hasChange(inCollection:)``, which compares bytes, about each.
+    /// after). A `Set<String>` keeps one of two collections whose names Swift calls equal:
+    /// ``clearedCollectionsInByteOrder`` lists both.
     public var clearedCollections: Set<String> { Set(cleared.lazy.map(\.string)) }
     /// The cleared collections, told apart by their bytes.
     private(set) var cleared: Set<ExactString> = []
@@ -167,13 +170,14 @@ public struct Changeset: Sendable {
     }
 
     /// The keys listed as changed in `collection` (byte for byte). Of two keys that Swift's
-    /// `String ==` calls equal, the set keeps one: ``changes`` lists both.
+    /// `String ==` calls equal, the set keeps one: ``changedKeysInByteOrder(inCollection:)``
+    /// lists both.
     public func changedKeys(inCollection collection: String) -> Set<String> {
         Set((entries[ExactString(collection)] ?? [:]).keys.lazy.map(\.string))
     }
 
     /// The collections with listed changes or cleared. Of two collections whose names Swift's
-    /// `String ==` calls equal, the set keeps one: ask ``hasChange(inCollection:)`` about each.
+    /// `String ==` calls equal, the set keeps one: ``changedCollectionsInByteOrder`` lists both.
     public var changedCollections: Set<String> {
         Set(changedCollectionNames.lazy.map(\.string))
     }
@@ -183,10 +187,28 @@ public struct Changeset: Sendable {
         cleared.union(entries.keys)
     }
 
-    /// The cleared collections in UTF-8 byte order, each once byte for byte (what
-    /// ``clearedCollections`` merges, this lists apart).
-    package var clearedCollectionsInByteOrder: [String] {
+    /// The cleared collections, each once byte for byte, in UTF-8 byte order (the store's):
+    /// two whose names Swift's `String ==` calls equal are both here, where
+    /// ``clearedCollections`` keeps one.
+    /// - Complexity: O(n log n) in the cleared collections.
+    public var clearedCollectionsInByteOrder: [String] {
         cleared.sorted().map(\.string)
+    }
+
+    /// The keys listed as changed in `collection` (byte for byte), each once byte for byte, in
+    /// UTF-8 byte order: two keys Swift's `String ==` calls equal are both here, where
+    /// ``changedKeys(inCollection:)`` keeps one.
+    /// - Complexity: O(n log n) in the collection's changed keys.
+    public func changedKeysInByteOrder(inCollection collection: String) -> [String] {
+        (entries[ExactString(collection)] ?? [:]).keys.sorted().map(\.string)
+    }
+
+    /// The collections with listed changes or cleared, each once byte for byte, in UTF-8 byte
+    /// order: two whose names Swift's `String ==` calls equal are both here, where
+    /// ``changedCollections`` keeps one.
+    /// - Complexity: O(n log n) in the changed collections.
+    public var changedCollectionsInByteOrder: [String] {
+        changedCollectionNames.sorted().map(\.string)
     }
 
     /// Whether `collection`, byte for byte, was cleared.

@@ -58,6 +58,8 @@ final class Environment: @unchecked Sendable {  // the handle is used under LMDB
     let options: EnvironmentOptions
     let identity: FileIdentity
     let maxKeySize: Int
+    /// The store's page size (from its meta page; fixed for the life of the file).
+    let pageSize: Int
     /// Whether LMDB opened the store read-only (`MDB_RDONLY`): no write transaction can begin.
     var isReadOnly: Bool { options.readOnly }
     /// Whether the store was opened without its lock file (read-only media, or a lock file this
@@ -124,6 +126,9 @@ final class Environment: @unchecked Sendable {  // the handle is used under LMDB
         self.options = options
         self.isUnlocked = isUnlocked
         self.maxKeySize = Int(mdb_env_get_maxkeysize(handle))
+        var stat = MDB_stat()
+        mdb_env_stat(handle, &stat)
+        self.pageSize = Int(stat.ms_psize)
         self.mapBound = MapBound(handle: handle, identity: identity, path: path)
     }
 
