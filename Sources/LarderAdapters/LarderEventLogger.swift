@@ -48,6 +48,13 @@ public struct LarderEventLogger: Sendable {
             logCommit(commit)
         case .writeFailed(let failure):
             logFailure(failure)
+        case .unmigratableValues(let values):
+            // The counts, not the key: keys can be personal data.
+            let counts = values.counts.sorted { $0.key < $1.key }.map { "version \($0.key): \($0.value)" }.joined(separator: ", ")
+            logger.warning("Larder values no migration step can read: reading them will fail", metadata: [
+                "larder.collection": "\(values.collection)", "larder.metadata": "\(values.metadata)",
+                "larder.current_version": "\(values.currentVersion)", "larder.counts": "\(counts)",
+            ])
         @unknown default:
             logger.debug("Larder event", metadata: ["larder.event": "\(event)"])
         }

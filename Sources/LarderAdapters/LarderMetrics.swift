@@ -79,6 +79,8 @@ public final class LarderMetrics: Sendable {
             mapUsed.record(commit.mapUsed)
         case .writeFailed(let failure):
             writeFailures.increment(by: failure.callers)
+        case .unmigratableValues:
+            break
         @unknown default:
             break
         }

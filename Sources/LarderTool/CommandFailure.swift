@@ -19,6 +19,7 @@ struct CommandFailure: Error {
         }
         if let name = error.extensionName { text += " (extension \(name))" }
         if let path = error.path, [.notAStore, .newerFormatVersion, .permissionDenied, .io, .corrupted, .notFound, .lockConflict].contains(error.code) { text += ": \(path)" }
+        if let suggestion = error.recoverySuggestion { text += "; to fix: " + suggestion }
         if let context { text = context + ": " + text }
         self.init(Self.status(of: error.code), text)
     }

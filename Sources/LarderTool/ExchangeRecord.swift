@@ -8,7 +8,9 @@ import Larder
 /// ```
 ///
 /// `version` and `metadataVersion` follow when a value records a version of its collection's
-/// values (see `ValueMigrations`), so that an import stores it at the same version.
+/// values (see `ValueMigrations`), so that an import stores it at the same version; in a
+/// collection whose values (or metadata) carry versions, an unversioned one says `0` outright,
+/// since import refuses a record that says nothing there (see `ImportCommand`).
 ///
 /// A value is written as JSON when that JSON, read back, gives exactly the stored bytes: a
 /// MessagePack value whose JSON form (timestamps as `{"$timestamp": …}`) converts back to the
@@ -19,12 +21,19 @@ struct ExchangeRecord {
     var key: String
     var object: StoredValue
     var metadata: StoredValue?
+    /// Whether the line gave the object's version (`version`), and the metadata's
+    /// (`metadataVersion`); a record read from a line without them is at version 0.
+    var objectVersionGiven = false
+    var metadataVersionGiven = false
 
-    init(collection: String, key: String, object: StoredValue, metadata: StoredValue?) {
+    /// A record to write; `objectVersionGiven` and `metadataVersionGiven` write a version 0 outright.
+    init(collection: String, key: String, object: StoredValue, metadata: StoredValue?, objectVersionGiven: Bool = false, metadataVersionGiven: Bool = false) {
         self.collection = collection
         self.key = key
         self.object = object
         self.metadata = metadata
+        self.objectVersionGiven = objectVersionGiven
+        self.metadataVersionGiven = metadataVersionGiven
     }
 
     // MARK: Writing
@@ -40,13 +49,13 @@ struct ExchangeRecord {
         JSONWriter().write(ValueDisplay.formatJSON(object.format), into: &bytes)
         bytes.append(contentsOf: #","object":"#.utf8)
         bytes.append(contentsOf: Self.text(of: object))
-        if object.version != 0 { bytes.append(contentsOf: #","version":\#(object.version)"#.utf8) }
+        if object.version != 0 || objectVersionGiven { bytes.append(contentsOf: #","version":\#(object.version)"#.utf8) }
         if let metadata {
             bytes.append(contentsOf: #","metadataFormat":"#.utf8)
             JSONWriter().write(ValueDisplay.formatJSON(metadata.format), into: &bytes)
             bytes.append(contentsOf: #","metadata":"#.utf8)
             bytes.append(contentsOf: Self.text(of: metadata))
-            if metadata.version != 0 { bytes.append(contentsOf: #","metadataVersion":\#(metadata.version)"#.utf8) }
+            if metadata.version != 0 || metadataVersionGiven { bytes.append(contentsOf: #","metadataVersion":\#(metadata.version)"#.utf8) }
         }
         bytes.append(UInt8(ascii: "}"))
         return bytes
@@ -110,6 +119,8 @@ struct ExchangeRecord {
         self.key = key
         self.object = try Self.value(object, format: record["format"], text: parser.memberSpans[ExactString("object")].map { Array(line[$0]) }, name: "object")
         self.object.version = try Self.version(record["version"], name: "version")
+        self.objectVersionGiven = record["version"] != nil
+        self.metadataVersionGiven = record["metadataVersion"] != nil
         self.metadata = try record["metadata"].map { metadata throws(RecordError) in
             var value = try Self.value(metadata, format: record["metadataFormat"], text: parser.memberSpans[ExactString("metadata")].map { Array(line[$0]) }, name: "metadata")
             value.version = try Self.version(record["metadataVersion"], name: "metadataVersion")

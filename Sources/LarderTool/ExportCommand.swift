@@ -7,8 +7,9 @@ struct ExportCommand: ParsableCommand {
         commandName: "export",
         abstract: "Write objects and metadata as JSON Lines, one record a line, from one snapshot.",
         discussion: """
-            Each line is {"collection", "key", "format", "object", "metadataFormat", "metadata"}; \
-            values JSON cannot carry exactly are written as {"$bytes": "<base64>"}, so that import \
+            Each line is {"collection", "key", "format", "object", "metadataFormat", "metadata"}, \
+            with "version" and "metadataVersion" where values carry versions of their collection's \
+            values (in such a collection an unversioned value says 0); values JSON cannot carry exactly are written as {"$bytes": "<base64>"}, so that import \
             restores every stored byte. The whole export reads one snapshot, while writers go on. \
             Extension state, the change log and the undo history are not exported. A progress bar \
             is drawn on standard error when it is a terminal.
@@ -47,17 +48,21 @@ struct ExportCommand: ParsableCommand {
                 }
                 var done = 0
                 for collection in chosen {
+                    // Where values carry versions, an unversioned one says 0 outright.
+                    let versioned = (
+                        object: try txn.storedVersions(inCollection: collection).keys.contains { $0 > 0 },
+                        metadata: try txn.storedVersions(inCollection: collection, metadata: true).keys.contains { $0 > 0 })
                     var rows: [(String, StoredValue)] = []
                     try txn.enumerateObjects(inCollection: collection, archiver: StoredValueArchiver(format: .raw)) { key, object, _ in
                         rows.append((key, object))
                         if rows.count == 1000 {
-                            try write(rows, of: collection, from: txn, to: out)
+                            try write(rows, of: collection, versioned: versioned, from: txn, to: out)
                             done += rows.count
                             rows.removeAll(keepingCapacity: true)
                             progress.update(done, of: total)
                         }
                     }
-                    try write(rows, of: collection, from: txn, to: out)
+                    try write(rows, of: collection, versioned: versioned, from: txn, to: out)
                     done += rows.count
                     progress.update(done, of: total)
                 }
@@ -66,14 +71,16 @@ struct ExportCommand: ParsableCommand {
     }
 
     /// Writes the records of `rows`, reading each one's metadata.
-    private func write(_ rows: [(String, StoredValue)], of collection: String, from txn: ReadTransaction, to out: Output) throws {
+    private func write(_ rows: [(String, StoredValue)], of collection: String, versioned: (object: Bool, metadata: Bool), from txn: ReadTransaction, to out: Output) throws {
         for (key, read) in rows {
             var object = read
             object.version = try txn.storedVersion(forKey: key, inCollection: collection) ?? 0
             let metadata = try txn.storedValue(metadata: true, forKey: key, inCollection: collection).map {
                 StoredValue(format: $0.format, payload: $0.bytes, version: $0.version)
             }
-            out.write(ExchangeRecord(collection: collection, key: key, object: object, metadata: metadata).line() + [0x0A])
+            let record = ExchangeRecord(collection: collection, key: key, object: object, metadata: metadata,
+                                        objectVersionGiven: versioned.object, metadataVersionGiven: versioned.metadata)
+            out.write(record.line() + [0x0A])
         }
         try out.checkWrites()
     }

@@ -16,6 +16,13 @@ struct ImportCommand: ParsableCommand {
             transaction that is rolled back, so every record is checked as a real import would \
             check it and the store is left unchanged. A progress bar is drawn on standard error when it is \
             a terminal.
+
+            A record says which version of its collection's values it holds with "version" (and \
+            "metadataVersion"); --version (and --metadata-version) give one to the records that \
+            say none. A record that says none, imported without --version into a collection \
+            whose values carry versions (in the store, or in the lines before it), is refused \
+            with status 3 like a bad line: the program that reads them may declare no step from \
+            version 0 (export writes "version": 0 outright for such values, so its files import).
             """)
 
     @OptionGroup var store: StoreArgument
@@ -24,9 +31,14 @@ struct ImportCommand: ParsableCommand {
     @Flag(help: "Create the store if there is nothing at its path.") var create = false
     @Flag(help: "Print the summary as JSON.") var json = false
     @Flag(help: "Read and check every record, each chunk in a transaction that is rolled back: count what would be imported and write nothing.") var dryRun = false
+    @Option(help: ArgumentHelp("The version of its collection's values a record that gives none is at (0: none).", valueName: "n")) var version: Int?
+    @Option(name: .customLong("metadata-version"), help: ArgumentHelp("The version the metadata of a record that gives none is at (0: none).", valueName: "n")) var metadataVersion: Int?
 
     func validate() throws {
         if chunkSize < 1 { throw ValidationError("--chunk-size must be at least 1") }
+        for (name, value) in [("--version", version), ("--metadata-version", metadataVersion)] {
+            if let value, value < 0 || value > Int(UInt32.max) { throw ValidationError("\(name) must be a whole number from 0 to \(UInt32.max)") }
+        }
     }
 
     func run() throws {
@@ -95,15 +107,73 @@ struct ImportCommand: ParsableCommand {
             chunk.removeAll(keepingCapacity: true)
             progress.update(reader.bytesRead, of: reader.size, detail: "\(tally.records) records")
         }
+        let versions = VersionRule(db: db, version: version, metadataVersion: metadataVersion)
         while let (number, line) = try reader.next() {
             if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
+            var record: ExchangeRecord
             do {
-                chunk.append((number, try ExchangeRecord(line: line)))
+                record = try ExchangeRecord(line: line)
             } catch {
                 throw CommandFailure(.badInput, "line \(number): \(error.message)")
             }
+            try versions.apply(to: &record, line: number)
+            chunk.append((number, record))
             if chunk.count >= chunkSize { try flush() }
         }
         try flush()
+    }
+
+    /// The versions of records that give none: `--version` (`--metadata-version`) when given;
+    /// otherwise such a record is refused in a collection whose values (metadata) carry versions,
+    /// in the store or in the records before it.
+    final class VersionRule {
+        let db: Database?
+        let version: Int?
+        let metadataVersion: Int?
+        /// Whether each collection's values (`.0`) and metadata (`.1`) carry versions, by bytes.
+        private var versioned: [ExactString: (object: Bool, metadata: Bool)] = [:]
+
+        init(db: Database?, version: Int?, metadataVersion: Int?) {
+            self.db = db
+            self.version = version
+            self.metadataVersion = metadataVersion
+        }
+
+        func apply(to record: inout ExchangeRecord, line: Int) throws {
+            let name = ExactString(record.collection)
+            if !record.objectVersionGiven, let version {
+                record.object.version = version
+                record.objectVersionGiven = true
+            }
+            if record.metadata != nil, !record.metadataVersionGiven, let metadataVersion {
+                record.metadata?.version = metadataVersion
+                record.metadataVersionGiven = true
+            }
+            var known = try versioned[name] ?? stored(record.collection)
+            if !record.objectVersionGiven, known.object {
+                throw refusal(line: line, collection: record.collection, what: "values", flag: "--version", member: "version")
+            }
+            if record.metadata != nil, !record.metadataVersionGiven, known.metadata {
+                throw refusal(line: line, collection: record.collection, what: "metadata", flag: "--metadata-version", member: "metadataVersion")
+            }
+            known.object = known.object || record.object.version > 0
+            known.metadata = known.metadata || (record.metadata?.version ?? 0) > 0
+            versioned[name] = known
+        }
+
+        /// Whether `collection`'s values and metadata carry versions in the store.
+        private func stored(_ collection: String) throws -> (object: Bool, metadata: Bool) {
+            guard let db else { return (false, false) }
+            return try withStoreErrors {
+                (try db.storedVersions(inCollection: collection).keys.contains { $0 > 0 },
+                 try db.storedVersions(inCollection: collection, metadata: true).keys.contains { $0 > 0 })
+            }
+        }
+
+        private func refusal(line: Int, collection: String, what: String, flag: String, member: String) -> CommandFailure {
+            CommandFailure(
+                .badInput,
+                "line \(line): the \(what) of \(CommandFailure.quoted(collection)) carry versions, and the record gives no \"\(member)\"; give the records that say none a version with \(flag) (\(flag) 0 imports them unversioned, which the program must be able to migrate from version 0)")
+        }
     }
 }

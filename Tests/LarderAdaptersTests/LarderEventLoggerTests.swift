@@ -53,6 +53,21 @@ struct LarderEventLoggerTests {
         #expect(closed.metadata["larder.path"] == "\(path)")
     }
 
+    @Test func valuesNoStepCanReadAreAWarning() throws {
+        let (logger, lines) = CapturingLogHandler.logger(level: .info)
+        let directory = TemporaryDirectory()
+        var configuration = Database.Configuration()
+        configuration.log(to: logger)
+        let db = try Database(path: directory.file("store"), configuration: configuration)
+        try db.write { try $0.setObject(1, forKey: "private key", inCollection: "people") }
+        db.register(ValueMigrations(collection: "people", currentVersion: 2, steps: [MigrationStep(from: 1) { _ in }]))
+        let warning = try #require(lines.lines("Larder values no migration step can read: reading them will fail").first)
+        #expect(warning.level == .warning)
+        #expect(warning.metadata["larder.collection"] == "people")
+        #expect(warning.metadata["larder.counts"] == "version 0: 1")
+        #expect(!warning.metadata.values.contains { "\($0)".contains("private key") })
+    }
+
     @Test func aSlowCommitIsAWarning() throws {
         let (logger, lines) = CapturingLogHandler.logger(level: .info)
         let directory = TemporaryDirectory()

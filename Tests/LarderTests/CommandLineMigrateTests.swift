@@ -88,4 +88,47 @@ struct CommandLineMigrateTests {
         let bad = #"{"collection":"c","key":"k","format":"messagePack","object":1,"version":-1}"# + "\n"
         #expect(try CLI.fail(["import", copy], status: 3, input: bad).contains("\"version\""))
     }
+
+    /// The same promise for import (issue 31, item 6): a record that says no version is refused in
+    /// a collection whose values carry versions unless --version says which; export says 0
+    /// outright there, so its files import as they are.
+    @Test func importIntoAVersionedCollectionSaysWhichVersionOrIsRefused() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("store")
+        try makeStore(path)
+        try CLI.succeed(["put", path, "plain", "k", "1"])
+        let exported = try CLI.succeed(["export", path])
+        let lines = exported.split(separator: "\n")
+        #expect(lines.filter { $0.contains(#""collection":"people""#) }.allSatisfy { $0.contains(#""version":"#) }, "\(exported)")
+        #expect(lines.filter { $0.contains(#""collection":"plain""#) }.allSatisfy { !$0.contains("version") }, "\(exported)")
+
+        let unversioned = #"{"collection":"people","key":"new","format":"messagePack","object":{"id":"new","fullName":"A B","email":"e","age":"3"}}"# + "\n"
+        let plain = #"{"collection":"plain","key":"k2","format":"messagePack","object":2}"# + "\n"
+        let before = try CLI.storedBytes(try Database(path: path))
+        let refused = try CLI.fail(["import", path], status: CLI.Status.badInput, input: plain + unversioned)
+        #expect(refused.contains("line 2") && refused.contains("carry versions") && refused.contains("--version"), "\(refused)")
+        #expect(try CLI.storedBytes(try Database(path: path)) == before)
+        try CLI.succeed(["import", path, "--version", "1"], input: plain + unversioned)
+        let db = try Database(path: path)
+        #expect(try db.read { try $0.storedVersion(forKey: "new", inCollection: "people") } == 1)
+        // --version applies to the records that give none, and only to them.
+        #expect(try db.read { try $0.storedVersion(forKey: "k2", inCollection: "plain") } == 1)
+        db.register(MemberMigrations.upTo(1))
+        #expect(try db.read { try $0.object(forKey: "new", inCollection: "people", as: MemberV1.self) }?.fullName == "A B")
+
+        // Versions met earlier in the same input count too.
+        let fresh = directory.file("fresh")
+        let twoLines = #"{"collection":"c","key":"a","format":"messagePack","object":1,"version":2}"# + "\n"
+            + #"{"collection":"c","key":"b","format":"messagePack","object":2}"# + "\n"
+        #expect(try CLI.fail(["import", fresh, "--create"], status: CLI.Status.badInput, input: twoLines).contains("line 2"))
+        try CLI.succeed(["import", fresh, "--version", "0"], input: twoLines)
+        #expect(try Database(path: fresh).storedVersions(inCollection: "c") == [0: 1, 2: 1])
+
+        // Metadata likewise, with --metadata-version.
+        let withMetadata = #"{"collection":"c","key":"m1","format":"messagePack","object":1,"version":2,"metadataFormat":"messagePack","metadata":1,"metadataVersion":3}"# + "\n"
+            + #"{"collection":"c","key":"m2","format":"messagePack","object":1,"version":2,"metadataFormat":"messagePack","metadata":2}"# + "\n"
+        #expect(try CLI.fail(["import", fresh], status: CLI.Status.badInput, input: withMetadata).contains("--metadata-version"))
+        try CLI.succeed(["import", fresh, "--metadata-version", "3"], input: withMetadata)
+        #expect(try Database(path: fresh).storedVersions(inCollection: "c", metadata: true) == [3: 2])
+    }
 }

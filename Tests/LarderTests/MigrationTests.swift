@@ -281,6 +281,46 @@ struct MigrationTests {
         }
     }
 
+    /// Issue 31, item 6: a program that declares versions with no step from a version the store
+    /// holds hears of it when it registers them, before a read fails.
+    @Test func registeringStepsThatStrandStoredValuesIsAnEvent() throws {
+        let heard = LockedEvents()
+        var configuration = Database.Configuration()
+        configuration.onEvent = { event in
+            if case .unmigratableValues(let values) = event { heard.append(values) }
+        }
+        try withStore(configuration) { db, _ in
+            try db.write { txn in
+                for key in ["b", "a", "c"] { try txn.setObject(MemberV0(id: key, name: "N", age: "1"), forKey: key, inCollection: "people") }
+                try txn.setObject(MemberV0(id: "m", name: "N", age: "1"), forKey: "m", inCollection: "people", metadata: 1)
+            }
+            // Steps from 0 on: every stored version reaches the current one.
+            db.register(MemberMigrations.upTo(3))
+            db.registerMigrations(of: Member.self)
+            #expect(heard.values.isEmpty)
+            // No step from 0 (the app of the outside check): the four values are stranded.
+            db.register(ValueMigrations(collection: "people", currentVersion: 3, steps: Array(MemberMigrations.steps.dropFirst())))
+            #expect(heard.values == [UnmigratableValues(collection: "people", metadata: false, currentVersion: 3, counts: [0: 4], firstKey: "a")])
+            // A gap higher up strands the versions below it too; values above it are fine.
+            try db.write { try $0.setObject(Member(id: "d", givenName: "D", familyName: "E", email: "", age: 2), forKey: "d", inCollection: "people") }
+            db.register(ValueMigrations(collection: "people", currentVersion: 4, steps: [MemberMigrations.steps[0], MemberMigrations.steps[2]]))
+            #expect(heard.values.last == UnmigratableValues(collection: "people", metadata: false, currentVersion: 4, counts: [0: 4, 3: 1], firstKey: "a"))
+            // Metadata are their own half.
+            db.register(ValueMigrations(collection: "people", metadata: true, currentVersion: 1, steps: []))
+            #expect(heard.values.last == UnmigratableValues(collection: "people", metadata: true, currentVersion: 1, counts: [0: 1], firstKey: "m"))
+            // A collection that holds nothing stranded: nothing is heard.
+            let count = heard.values.count
+            db.register(ValueMigrations(collection: "empty", currentVersion: 2, steps: []))
+            #expect(heard.values.count == count)
+            // Reading a stranded value fails as the event said it would, naming it.
+            db.register(ValueMigrations(collection: "people", currentVersion: 3, steps: Array(MemberMigrations.steps.dropFirst())))
+            #expect { _ = try db.read { try $0.object(forKey: "a", inCollection: "people", as: Member.self) } } throws: { error in
+                let error = error as? LarderError
+                return error?.code == .migrationFailed && error?.index?.key == "a" && error?.recoverySuggestion?.contains("from version 0") == true
+            }
+        }
+    }
+
     @Test func undoAndHistoryFromBeforeAMigrationStillRestore() throws {
         var configuration = Database.Configuration()
         configuration.keepsValueHistory = true
@@ -372,3 +412,11 @@ struct MigrationTests {
     }
 }
 
+/// Events gathered from any thread.
+final class LockedEvents: @unchecked Sendable {
+    private let lock = NSLock()
+    private var gathered: [UnmigratableValues] = []
+
+    func append(_ values: UnmigratableValues) { lock.withLock { gathered.append(values) } }
+    var values: [UnmigratableValues] { lock.withLock { gathered } }
+}

@@ -40,7 +40,7 @@ enum ValueFraming {
     @inline(__always)
     static func unframe(_ stored: UnsafeRawBufferPointer) throws(LarderError) -> Unframed {
         guard let tag = stored.first else {
-            throw LarderError(.corruptValue, "the stored value is empty (it has no format byte)")
+            throw LarderError(.corruptValue, "the stored value is empty (it has no format byte)", recoverySuggestion: LarderError.Advice.damaged)
         }
         if tag < versionTag || tag > checksummedTag {
             return Unframed(payload: UnsafeRawBufferPointer(rebasing: stored[1...]), format: ArchiveFormat(rawValue: tag), version: 0)
@@ -60,7 +60,7 @@ enum ValueFraming {
         var shift: UInt64 = 0
         while true {
             guard offset < framed.count, shift < 35 else {
-                throw LarderError(.corruptValue, "the stored value's version framing is damaged (it does not end, or holds more than 32 bits)")
+                throw LarderError(.corruptValue, "the stored value's version framing is damaged (it does not end, or holds more than 32 bits)", recoverySuggestion: LarderError.Advice.damaged)
             }
             let byte = framed[offset]
             offset += 1
@@ -69,11 +69,11 @@ enum ValueFraming {
             if byte & 0x80 == 0 { break }
         }
         guard version > 0, version <= UInt64(UInt32.max), offset < framed.count else {
-            throw LarderError(.corruptValue, "the stored value's version framing is damaged (version \(version), \(framed.count - offset) bytes after it)")
+            throw LarderError(.corruptValue, "the stored value's version framing is damaged (version \(version), \(framed.count - offset) bytes after it)", recoverySuggestion: LarderError.Advice.damaged)
         }
         let format = framed[offset]
         guard format != versionTag, format != checksummedTag else {
-            throw LarderError(.corruptValue, "the stored value has its framing twice")
+            throw LarderError(.corruptValue, "the stored value has its framing twice", recoverySuggestion: LarderError.Advice.damaged)
         }
         return Unframed(payload: UnsafeRawBufferPointer(rebasing: framed[(offset + 1)...]), format: ArchiveFormat(rawValue: format), version: UInt32(version))
     }
@@ -81,16 +81,16 @@ enum ValueFraming {
     /// The bytes after a checksummed value's checksum, verified.
     private static func unframeChecksummed(_ stored: UnsafeRawBufferPointer) throws(LarderError) -> UnsafeRawBufferPointer {
         guard stored.count > checksumHeaderSize else {
-            throw LarderError(.corruptValue, "the stored value is \(stored.count) bytes long, too short for its checksum framing (at least 6)")
+            throw LarderError(.corruptValue, "the stored value is \(stored.count) bytes long, too short for its checksum framing (at least 6)", recoverySuggestion: LarderError.Advice.damaged)
         }
         let framed = UnsafeRawBufferPointer(rebasing: stored[checksumHeaderSize...])
         let recorded = UInt32(littleEndian: stored.loadUnaligned(fromByteOffset: 1, as: UInt32.self))
         let computed = CRC32C.checksum(framed)
         guard recorded == computed else {
-            throw LarderError(.corrupted, "the stored value does not match its checksum (recorded 0x\(hex(recorded)), computed 0x\(hex(computed))): its bytes were damaged after they were written")
+            throw LarderError(.corrupted, "the stored value does not match its checksum (recorded 0x\(hex(recorded)), computed 0x\(hex(computed))): its bytes were damaged after they were written", recoverySuggestion: LarderError.Advice.damaged)
         }
         guard framed[0] != checksummedTag else {
-            throw LarderError(.corruptValue, "the stored value has two checksum framings")
+            throw LarderError(.corruptValue, "the stored value has two checksum framings", recoverySuggestion: LarderError.Advice.damaged)
         }
         return framed
     }

@@ -125,7 +125,7 @@ public struct HistoryEntry: Sendable {
         } catch {
             throw LarderError(
                 .decodingFailed, "the value of commit \(commit) does not decode as \(A.Value.self) (format \(format))",
-                operation: "history", index: index, underlying: String(describing: error))
+                operation: "history", index: index, underlying: String(describing: error), recoverySuggestion: LarderError.Advice.decoding)
         }
     }
 

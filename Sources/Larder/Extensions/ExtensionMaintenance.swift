@@ -116,7 +116,15 @@ final class ExtensionMaintenance: WriteParticipant {
             return known.value.flatMap { $0 as? T }  // stored as a T under T's identifier
         }
         let image = try previousImage(of: index, in: txn)
-        let decoded = try (metadata ? image.metadata : image.object).flatMap { try txn.extensionValue(T.self, stored: $0, metadata: metadata, at: index) }
+        let decoded: T?
+        do {
+            decoded = try (metadata ? image.metadata : image.object).flatMap { try txn.extensionValue(T.self, stored: $0, metadata: metadata, at: index) }
+        } catch var error as LarderError where error.recoverySuggestion == LarderError.Advice.damaged {
+            // The extensions find what they derived from the value by deriving it again from
+            // the old bytes, so a damaged value cannot be replaced under them.
+            error.recoverySuggestion = LarderError.Advice.damagedUnderExtensions
+            throw error
+        }
         previousValues.append((type, metadata, decoded.map { $0 as Any }))
         return decoded
     }

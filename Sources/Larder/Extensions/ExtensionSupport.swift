@@ -44,6 +44,8 @@ extension ReadTransaction {
             }
         } catch let error as LarderError where error.code == .decodingFailed || error.code == .unknownFormat {
             return nil
+        } catch let error as LarderError {
+            throw error.adding(operation: "extension", index: index)
         }
     }
 

@@ -6,8 +6,44 @@ extension Database {
     /// Register before the first read or write of the collection, as archivers are; registering
     /// again for the same collection and half replaces the declaration. Nothing is written: a
     /// store is raised to format 5 by the first write of a versioned value.
+    ///
+    /// When ``Configuration/onEvent`` is set and some version below the current one has no chain
+    /// of steps to it (say no step starts at 0), the collection's values are looked at (their
+    /// framing, O(n)), and values at such versions are reported as
+    /// ``DatabaseEvent/unmigratableValues(_:)``: reading them would fail.
     public func register(_ migrations: ValueMigrations) {
         self.migrations.register(migrations)
+        if let onEvent = configuration.onEvent, let report = unmigratableValues(under: migrations) {
+            onEvent(.unmigratableValues(report))
+        }
+    }
+
+    /// The values of `migrations`'s collection at versions from which its steps do not reach the
+    /// current one; `nil` when there are none (or the collection cannot be read: that is for the
+    /// reads to report).
+    func unmigratableValues(under migrations: ValueMigrations) -> UnmigratableValues? {
+        // The versions below the current one from which the steps reach it, counted down.
+        var stranded = Set<Int>()
+        var reaches = true
+        for version in stride(from: migrations.currentVersion - 1, through: 0, by: -1) {
+            reaches = reaches && migrations.hasStep(from: version)
+            if !reaches { stranded.insert(version) }
+        }
+        guard !stranded.isEmpty else { return nil }
+        let collection = migrations.collection, metadata = migrations.metadata
+        var counts: [Int: Int] = [:]
+        var firstKey: String?
+        try? read { txn in
+            try txn.walk(metadata ? txn.lmdb.databases.metadata : txn.lmdb.databases.objects, collection: collection, range: .all, operation: "register") { key, value in
+                if let version = try? ValueFraming.unframe(value).version, stranded.contains(Int(version)) {
+                    counts[Int(version), default: 0] += 1
+                    if firstKey == nil { firstKey = String(decoding: key, as: UTF8.self) }
+                }
+                return true
+            }
+        }
+        guard let firstKey else { return nil }
+        return UnmigratableValues(collection: collection, metadata: metadata, currentVersion: migrations.currentVersion, counts: counts, firstKey: firstKey)
     }
 
     /// Declares the versions of `type`'s values, as ``Migratable`` says them.
@@ -60,14 +96,27 @@ extension Database {
     /// - Throws: ``LarderError`` for an invalid collection name or a damaged value.
     /// - Complexity: O(n) for the collection's n values (their framing is read, not decoded).
     public func storedVersions(inCollection collection: String, metadata: Bool = false) throws -> [Int: Int] {
-        try read { txn in
-            var counts: [Int: Int] = [:]
-            try txn.walk(metadata ? txn.lmdb.databases.metadata : txn.lmdb.databases.objects, collection: collection, range: .all, operation: "storedVersions") { _, value in
+        try read { try $0.storedVersions(inCollection: collection, metadata: metadata) }
+    }
+}
+
+extension ReadTransaction {
+    /// How many values of `collection` (its objects, or with `metadata` its metadata) this
+    /// transaction sees at each version; values written without one are at version 0. See
+    /// ``Database/storedVersions(inCollection:metadata:)``.
+    /// - Throws: ``LarderError`` for an invalid collection name or a damaged value (naming it).
+    /// - Complexity: O(n) for the collection's n values (their framing is read, not decoded).
+    public final func storedVersions(inCollection collection: String, metadata: Bool = false) throws -> [Int: Int] {
+        var counts: [Int: Int] = [:]
+        try walk(metadata ? lmdb.databases.metadata : lmdb.databases.objects, collection: collection, range: .all, operation: "storedVersions") { key, value in
+            do {
                 counts[Int(try ValueFraming.unframe(value).version), default: 0] += 1
-                return true
+            } catch let error as LarderError {
+                throw error.adding(operation: "storedVersions", index: YapDB.Index(collection: collection, key: String(decoding: key, as: UTF8.self)))
             }
-            return counts
+            return true
         }
+        return counts
     }
 }
 
@@ -101,9 +150,14 @@ extension ReadWriteTransaction {
             }
             chunk.scanned += 1
             chunk.lastKey = key
-            let value = try ValueFraming.unframe(stored)
+            let value: ValueFraming.Unframed
+            do {
+                value = try ValueFraming.unframe(stored)
+            } catch let error as LarderError {
+                throw error.adding(operation: "migrate", index: YapDB.Index(collection: collection, key: key))
+            }
             if Int(value.version) > migrations.currentVersion {
-                throw LarderError(.newerValueVersion, "the value was written at version \(value.version) of collection \"\(collection)\"; the registered version is \(migrations.currentVersion)", operation: "migrate", index: YapDB.Index(collection: collection, key: key))
+                throw LarderError(.newerValueVersion, "the value was written at version \(value.version) of collection \"\(collection)\"; the registered version is \(migrations.currentVersion)", operation: "migrate", index: YapDB.Index(collection: collection, key: key), recoverySuggestion: LarderError.Advice.newer(value.version))
             }
             if Int(value.version) < migrations.currentVersion {
                 do {

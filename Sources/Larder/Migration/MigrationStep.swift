@@ -50,13 +50,13 @@ public struct MigrationStep: Sendable {
         self.fieldChanges = fieldChanges
         self.transform = { payload, format in
             guard format == .messagePack else {
-                throw LarderError(.migrationFailed, "a step that edits the MessagePack tree met a value stored as \(format); use a step that decodes the old type")
+                throw LarderError(.migrationFailed, "a step that edits the MessagePack tree met a value stored as \(format)", recoverySuggestion: "use a step that decodes the old type, MigrationStep(from:decoding:_:), which reads every format")
             }
             var value: MessagePackValue
             do {
                 value = try MessagePackValue(reading: payload)
             } catch {
-                throw LarderError(.migrationFailed, "the stored value is not valid MessagePack: \(error)")
+                throw LarderError(.migrationFailed, "the stored value is not valid MessagePack: \(error)", recoverySuggestion: LarderError.Advice.damaged)
             }
             try edit(&value)
             return (value.encoded(), .messagePack)

@@ -23,7 +23,7 @@ extension MigrationRegistry {
             return try body(value.payload, value.format)
         }
         guard Int(value.version) < migrations.currentVersion else {
-            throw LarderError(.newerValueVersion, "the value was written at version \(value.version) of collection \"\(collection)\"\(metadata ? " (metadata)" : ""); this program knows versions up to \(migrations.currentVersion): upgrade it to read this value")
+            throw LarderError(.newerValueVersion, "the value was written at version \(value.version) of collection \"\(collection)\"\(metadata ? " (metadata)" : ""); this program knows versions up to \(migrations.currentVersion): upgrade it to read this value", recoverySuggestion: LarderError.Advice.newer(value.version))
         }
         let migrated = try migrations.migrate(value.payload, format: value.format, from: value.version)
         return try migrated.bytes.withUnsafeBytes { try body($0, migrated.format) }

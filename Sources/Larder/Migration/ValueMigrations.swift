@@ -50,6 +50,9 @@ public struct ValueMigrations: Sendable {
         self.steps = byVersion
     }
 
+    /// Whether a step starts at `version`.
+    func hasStep(from version: Int) -> Bool { steps[version] != nil }
+
     /// The versions of `T`'s collection, as `T` declares them.
     public init<T: Migratable>(of type: T.Type) {
         self.init(collection: T.collection, currentVersion: T.currentVersion, steps: T.migrationSteps)
@@ -64,7 +67,7 @@ public struct ValueMigrations: Sendable {
         var at = Int(version)
         while at < currentVersion {
             guard let step = steps[at] else {
-                throw LarderError(.migrationFailed, "the value is at version \(at) of collection \"\(collection)\"\(metadata ? " (metadata)" : ""), and no migration step starts there (the current version is \(currentVersion))")
+                throw LarderError(.migrationFailed, "the value is at version \(at) of collection \"\(collection)\"\(metadata ? " (metadata)" : ""), and no migration step starts there (the current version is \(currentVersion))", recoverySuggestion: LarderError.Advice.noStep(from: at, current: currentVersion))
             }
             do {
                 if let previous = current {
@@ -75,7 +78,7 @@ public struct ValueMigrations: Sendable {
             } catch let error as LarderError where error.code == .migrationFailed {
                 throw error
             } catch {
-                throw LarderError(.migrationFailed, "the migration step from version \(at) to \(at + 1) of collection \"\(collection)\"\(metadata ? " (metadata)" : "") failed", underlying: String(describing: error))
+                throw LarderError(.migrationFailed, "the migration step from version \(at) to \(at + 1) of collection \"\(collection)\"\(metadata ? " (metadata)" : "") failed", underlying: String(describing: error), recoverySuggestion: LarderError.Advice.stepFailed)
             }
             at += 1
         }

@@ -32,4 +32,8 @@ public enum DatabaseEvent: Sendable {
     /// A write transaction committed nothing: its closure threw, it rolled back, or LMDB refused
     /// the commit.
     case writeFailed(WriteFailure)
+    /// A registration of ``ValueMigrations`` leaves values the collection holds unreadable: no
+    /// chain of steps leads from their version to the current one (see
+    /// ``UnmigratableValues``). Looked for only when `onEvent` is set.
+    case unmigratableValues(UnmigratableValues)
 }

@@ -13,7 +13,13 @@
 /// }
 /// ```
 ///
-/// Keys and values stay out of ``description``; read ``index`` when you need them.
+/// An error about one stored value (it does not decode, is damaged, or cannot be brought to its
+/// collection's current version) names the value's collection and key in ``index`` and in
+/// ``description``, wherever it was read (a point read, an enumeration, an extension's rebuild,
+/// a migration, the history), and says what to do in ``recoverySuggestion`` where there is a known
+/// way out. Values never appear in an error; a key does, in ``index`` and in ``description`` (its
+/// first 60 characters): a program whose keys are personal data logs ``code`` and ``message``,
+/// which hold no key.
 public struct LarderError: Error, Sendable, CustomStringConvertible {
     /// What went wrong, as a stable identifier.
     public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
@@ -153,13 +159,18 @@ public struct LarderError: Error, Sendable, CustomStringConvertible {
     public var lmdbCode: Int32?
     /// The error an archiver or the operating system threw, described, if any.
     public var underlying: String?
+    /// What to do about it, where there is a known way out: for example "declare a MigrationStep
+    /// from version 0, or write the value again at version 2 (`larder put --version 2`)".
+    public var recoverySuggestion: String?
 
     /// Creates an error; Larder builds these, and your own archivers may too.
     public init(
         _ code: Code, _ message: String, operation: String? = nil, index: YapDB.Index? = nil,
-        path: String? = nil, lmdbCode: Int32? = nil, underlying: String? = nil, extensionName: String? = nil
+        path: String? = nil, lmdbCode: Int32? = nil, underlying: String? = nil, extensionName: String? = nil,
+        recoverySuggestion: String? = nil
     ) {
         self.extensionName = extensionName
+        self.recoverySuggestion = recoverySuggestion
         self.code = code
         self.message = message
         self.operation = operation
@@ -169,25 +180,56 @@ public struct LarderError: Error, Sendable, CustomStringConvertible {
         self.underlying = underlying
     }
 
-    /// One line: the code, the message, then each piece of context that is known, in brackets.
+    /// One line: the code, the message, then each piece of context that is known, in brackets,
+    /// the way out last.
     public var description: String {
         var text = "LarderError.\(code): \(message)"
         if let operation { text += " [operation: \(operation)]" }
-        // The collection only: keys can be personal data, and descriptions end up in logs.
-        if let index { text += " [collection: \(index.collection)]" }
+        if let index { text += " [collection: \(Self.quoted(index.collection))] [key: \(Self.quoted(index.key))]" }
         if let extensionName { text += " [extension: \(extensionName)]" }
         if let path { text += " [path: \(path)]" }
         if let lmdbCode { text += " [code: \(lmdbCode)]" }
         if let underlying { text += " [cause: \(underlying)]" }
+        if let recoverySuggestion { text += " [fix: \(recoverySuggestion)]" }
         return text
     }
 
+    /// `name` in double quotes, cut to its first 60 characters so that a description stays one
+    /// readable line.
+    static func quoted(_ name: String) -> String {
+        "\"" + (name.count > 60 ? name.prefix(60) + "…" : Substring(name)) + "\""
+    }
+
     /// The same error with more context filled in where it was missing.
-    func adding(operation: String? = nil, index: YapDB.Index? = nil, path: String? = nil) -> LarderError {
+    func adding(operation: String? = nil, index: YapDB.Index? = nil, path: String? = nil, recoverySuggestion: String? = nil) -> LarderError {
         var copy = self
+        if copy.recoverySuggestion == nil { copy.recoverySuggestion = recoverySuggestion }
         if copy.operation == nil { copy.operation = operation }
         if copy.index == nil { copy.index = index }
         if copy.path == nil { copy.path = path }
         return copy
+    }
+}
+
+extension LarderError {
+    /// The ways out of the errors about one stored value (``recoverySuggestion``).
+    enum Advice {
+        /// For a value whose bytes are damaged (its framing or its checksum).
+        static let damaged = "its bytes are damaged: write the value again or delete it (`larder delete`), or restore a backup; `larder check` lists every damaged value"
+        /// For a damaged value that a write replaces or removes while extensions read its
+        /// collection: they need the old value to find what they derived from it.
+        static let damagedUnderExtensions = "its bytes are damaged, and the extensions that read its collection need the old value to update: unregister them (Database.unregisterExtension(named:)), write the value again or delete it, then register them again (they rebuild); or restore a backup"
+        /// For a value that does not decode as the type asked for.
+        static let decoding = "read it as the type it was written as (`larder get` shows the stored value); if that type's shape changed since, declare the change as a migration step (see ValueMigrations)"
+        /// For a value written at `version`, newer than the program's.
+        static func newer(_ version: UInt32) -> String {
+            "run a build of the program that declares version \(version) or later for this collection"
+        }
+        /// For a value at `version` when no step starts there; `current` is the declared version.
+        static func noStep(from version: Int, current: Int) -> String {
+            "declare a MigrationStep from version \(version); or, if the value already has the current shape, write it again at version \(current) (`larder put --version \(current)`, `larder import --version \(current)`)"
+        }
+        /// For a step that threw.
+        static let stepFailed = "the step's own error is in `underlying`: fix the step, or the value (`larder get` shows it)"
     }
 }

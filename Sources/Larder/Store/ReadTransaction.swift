@@ -123,7 +123,7 @@ public class ReadTransaction {
         if let error = error as? LarderError { return error.adding(operation: operation, index: index) }
         return LarderError(
             .decodingFailed, "the stored bytes do not decode as \(type) (format \(format))",
-            operation: operation, index: index, underlying: String(describing: error))
+            operation: operation, index: index, underlying: String(describing: error), recoverySuggestion: LarderError.Advice.decoding)
     }
 
     // MARK: Typed reads: non-generic cores of the inlinable shells

@@ -87,3 +87,28 @@ struct MigrationsSamples: SampleSuite, OpensStoresByPath {
         #expect(environment.printed == ["500 of 1200, 500 rewritten", "1000 of 1200, 1000 rewritten", "1200 of 1200, 1200 rewritten", "[3: 1200]"])
     }
 }
+
+/// Documentation/Migrations.md, the event: in a suite of its own, where `Database` is Larder's.
+@Suite("Samples: Migrations, stranded values")
+struct MigrationsEventSamples: SampleSuite {
+    let environment = SampleEnvironment()
+
+    @Test func hearingOfValuesNoStepCanRead() throws {
+        let path = environment.directory + "/contacts"
+        do {
+            let old = try Database(path: path)
+            try old.write { try $0.setObject(MigrationsSamples.ContactV0(id: "c1", name: "Ada Lovelace", age: "36"), forKey: "c1", inCollection: "contacts") }
+        }
+
+        var configuration = Database.Configuration()
+        configuration.onEvent = { event in
+            if case .unmigratableValues(let values) = event {
+                print("\(values.collection): \(values.counts) values no step can read, first \(values.firstKey)")
+            }
+        }
+
+        let db = try Database(path: path, configuration: configuration)
+        db.register(ValueMigrations(collection: "contacts", currentVersion: 3, steps: Array(MigrationsSamples.Contact.migrationSteps.dropFirst())))
+        #expect(environment.printed == ["contacts: [0: 1] values no step can read, first c1"])
+    }
+}
