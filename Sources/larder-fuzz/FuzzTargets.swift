@@ -39,6 +39,8 @@ enum FuzzTarget: UInt8, CaseIterable {
     case treeNode = 3
     case extensionRecord = 4
     case framedValue = 5
+    case fullTextQuery = 6
+    case fullTextDocument = 7
 
     var name: String { String(describing: self) }
 
@@ -92,6 +94,55 @@ enum FuzzTarget: UInt8, CaseIterable {
         case .framedValue:
             _ = try? DecoderEntryPoints.framedValue(bytes, as: FuzzRecord.self)
             _ = try? DecoderEntryPoints.framedValue(bytes, as: [String: Int].self)
+        case .fullTextQuery:
+            // A search box is user input: parsed, planned and run against a small index, it
+            // must give results or `invalidQuery`, never a crash.
+            let text = String(decoding: bytes, as: UTF8.self)
+            FuzzSearchStore.shared.run(text)
+        case .fullTextDocument:
+            try? DecoderEntryPoints.fullTextDocument(bytes)
+        }
+    }
+}
+
+/// A store with a full-text search over a few notes, made once per process, that the query
+/// target searches.
+final class FuzzSearchStore: Sendable {
+    struct Note: Codable, Sendable {
+        var title: String
+        var body: String
+    }
+
+    static let shared = FuzzSearchStore()
+
+    let database: Database
+    let search: FullTextSearchHandle<Note, NoMetadata>
+
+    init() {
+        let path = FileManager.default.temporaryDirectory.path + "/larder-fuzz-search-\(ProcessInfo.processInfo.processIdentifier)"
+        try? FileManager.default.removeItem(atPath: path)
+        do {
+            database = try Database(path: path)
+            search = try database.register(
+                FullTextSearch<Note, NoMetadata>(collections: ["notes"], versionTag: "1", columnNames: ["title", "body"]) { _, note in [note.title, note.body] },
+                named: "search")
+            let texts = ["swift lmdb store", "the quick brown fox jumps", "café naïve résumé 東京 emoji 🦊", "a b c d e f g", "swift swift swift"]
+            try database.write { txn in
+                for (number, text) in texts.enumerated() {
+                    try txn.setObject(Note(title: text, body: texts.reversed()[number] + " " + text), forKey: "n\(number)", inCollection: "notes")
+                }
+            }
+        } catch {
+            fatalError("the fuzzing store could not be made: \(error)")
+        }
+    }
+
+    func run(_ text: String) {
+        try? database.read { txn in
+            let reader = try txn[search]
+            _ = try? reader.search(text)
+            _ = try? reader.search(text, limit: 2, offset: 1)
+            _ = try? reader.count(matching: text)
         }
     }
 }

@@ -36,4 +36,9 @@ package enum DecoderEntryPoints {
     package static func extensionRecord(_ bytes: UnsafeRawBufferPointer) throws {
         _ = try MessagePackDecoder().decode(ExtensionRecord.self, from: bytes)
     }
+
+    /// A full-text search's documents record (the `documents` part).
+    package static func fullTextDocument(_ bytes: UnsafeRawBufferPointer) throws {
+        _ = try FullTextDocumentRecord(decoding: bytes)
+    }
 }
