@@ -288,7 +288,124 @@ actor PrimaryClient {
     ///   ``LarderError/Code/primaryRefused``.
     func commit(_ record: ReplicatedCommit, reads: ReadSet, basedOn position: UInt64, positionToken: String?) async throws -> CommitOutcome {
         let token = UUID().uuidString.lowercased()
-        let query = try commitQuery(record, reads: reads, position: position, positionToken: positionToken, token: token)
+        let arguments = try CommitArguments(record, reads: reads, position: position, positionToken: positionToken, token: token)
+        if try await commitProcedureAvailable() {
+            if let outcome = try await commitByProcedure(arguments) { return outcome }
+        }
+        return try await commitByStatement(arguments)
+    }
+
+    // MARK: Committing through the procedure
+
+    /// Whether commits go through the commit procedure: `nil` until it was made (or found), or
+    /// could not be; `false` for good once the engine refused to make or call it.
+    private var procedureAvailable: Bool?
+
+    /// Makes the commit procedure the first time it is needed, and says whether commits go
+    /// through it.
+    /// - Throws: ``LarderError/Code/primaryUnavailable`` when the primary cannot be reached.
+    private func commitProcedureAvailable() async throws -> Bool {
+        guard configuration.usesCommitProcedure else { return false }
+        if let procedureAvailable { return procedureAvailable }
+        do {
+            try await runCreating(sql.commitProcedure)
+            procedureAvailable = true
+        } catch let error as LarderError where error.code == .primaryRefused {
+            // An engine without such procedures (or a user who may not make one): the
+            // three-round-trip commit needs neither.
+            logger.notice("Larder: the primary refused the commit procedure; committing in three round trips", metadata: ["error": "\(error)"])
+            procedureAvailable = false
+        }
+        return procedureAvailable ?? false
+    }
+
+    /// Sends the commit as one `CALL` of the commit procedure (see
+    /// ``PrimarySQL/commitProcedure``); `nil` when the engine refused the call itself, which
+    /// then commits by statement from now on.
+    ///
+    /// The call's row comes only once the procedure's `COMMIT` completed, so it is read to its
+    /// end before anything is concluded: a serialization failure there arrives as the call's
+    /// error, and is a retry. A connection that breaks (or a deadline that passes) once the call
+    /// was sent is the same whether the procedure committed or not: the token says which.
+    private func commitByProcedure(_ arguments: CommitArguments) async throws -> CommitOutcome? {
+        let query = PostgresQuery(unsafeSQL: sql.callCommit, binds: arguments.procedureBindings())
+        return try await exclusively {
+            var brokenBeforeSent = 0
+            while true {
+                let connection: PostgresConnection
+                do {
+                    connection = try await connected()
+                } catch {
+                    throw Self.failure(error, operation: "commit", configuration: configuration)
+                }
+                let decision: Decision
+                do {
+                    decision = try await onConnection(pinned: connection) { connection, logger in
+                        var decision = Decision.conflict
+                        for try await (number, hit, behind, ahead, diverged) in try await connection.query(query, logger: logger)
+                            .decode((Int64?, Bool?, Bool?, Bool?, Bool?).self) {
+                            decision = Self.decision(number: number, hit: hit ?? false, behind: behind ?? false, ahead: ahead ?? false, foreign: diverged ?? false)
+                        }
+                        return decision
+                    }
+                } catch is ConnectionLost {
+                    // The connection closed before the call was sent: nothing was committed.
+                    brokenBeforeSent += 1
+                    if brokenBeforeSent < 3 { continue }
+                    throw LarderError(.primaryUnavailable, "the connection to the primary \(configuration) broke before the commit was sent", operation: "commit")
+                } catch {
+                    if Self.isSerializationFailure(error) { continue }
+                    switch Self.sqlState(error) {
+                    case "2D000"?:
+                        // The connection was inside a transaction, where a procedure cannot
+                        // commit: nothing was done; end it and call again.
+                        await rollBack(connection)
+                        continue
+                    case "0A000"?, "42883"?, "42P13"?:
+                        // The engine cannot run the procedure: commit by statement from now on.
+                        procedureAvailable = false
+                        return nil
+                    default:
+                        break
+                    }
+                    if error is DeadlinePassed || Self.isConnectionFailure(error) {
+                        if let number = try await committedNumber(ofToken: arguments.token) {
+                            return .committed(number: number, token: arguments.token)
+                        }
+                        throw LarderError(
+                            .commitOutcomeUnknown,
+                            "the connection to the primary broke (or the primary stopped answering) after the commit was sent, and whether it was made could not be found out; if it was, the replica shows it once it reaches the primary again",
+                            operation: "commit", underlying: Self.describe(error))
+                    }
+                    throw Self.failure(error, operation: "commit", configuration: configuration)
+                }
+                switch decision {
+                case .made(let number): return .committed(number: number, token: arguments.token)
+                case .conflict: return .conflict
+                case .behind: return .behind
+                case .ahead: throw Self.primaryLostCommits(arguments.position)
+                case .foreign: throw Self.foreignHistory(arguments.position)
+                }
+            }
+        }
+    }
+
+    /// What a commit's answer decided.
+    private static func decision(number: Int64?, hit: Bool, behind: Bool, ahead: Bool, foreign: Bool) -> Decision {
+        if let number { return .made(UInt64(number)) }
+        if ahead { return .ahead }
+        if foreign { return .foreign }
+        if behind && !hit { return .behind }
+        return .conflict
+    }
+
+    // MARK: Committing by statement
+
+    /// The commit in three round trips: `BEGIN ISOLATION LEVEL SERIALIZABLE`, the commit
+    /// statement, `COMMIT` (awaited), on one connection.
+    private func commitByStatement(_ arguments: CommitArguments) async throws -> CommitOutcome {
+        let (token, position) = (arguments.token, arguments.position)
+        let query = sql.commitQuery(arguments)
         return try await exclusively {
             var brokenBeforeCommit = 0
             while true {
@@ -306,15 +423,7 @@ actor PrimaryClient {
                         var decision = Decision.conflict
                         for try await (number, hit, behind, ahead, foreign, _) in try await connection.query(query, logger: logger)
                             .decode((Int64?, Bool, Bool, Bool, Bool, Int64).self) {
-                            if let number {
-                                decision = .made(UInt64(number))
-                            } else if ahead {
-                                decision = .ahead
-                            } else if foreign {
-                                decision = .foreign
-                            } else if behind && !hit {
-                                decision = .behind
-                            }
+                            decision = Self.decision(number: number, hit: hit, behind: behind, ahead: ahead, foreign: foreign)
                         }
                         return decision
                     }
@@ -403,83 +512,6 @@ actor PrimaryClient {
         }
     }
 
-    private func commitQuery(_ record: ReplicatedCommit, reads: ReadSet, position: UInt64, positionToken: String?, token: String) throws -> PostgresQuery {        var putCollections: [String] = [], putKeys: [String] = [], objects: [ByteBuffer] = [], metadata: [ByteBuffer] = [], hasMetadata: [Bool] = []
-        var removedCollections: [String] = [], removedKeys: [String] = []
-        var writtenCollections: [String] = [], writtenKeys: [String] = []
-        for row in record.rows {
-            try Self.checkText(row.collection, "collection")
-            try Self.checkText(row.key, "key")
-            writtenCollections.append(row.collection)
-            writtenKeys.append(row.key)
-            if let object = row.object {
-                putCollections.append(row.collection)
-                putKeys.append(row.key)
-                objects.append(ByteBuffer(bytes: object))
-                metadata.append(ByteBuffer(bytes: row.metadata ?? []))
-                hasMetadata.append(row.metadata != nil)
-            } else {
-                removedCollections.append(row.collection)
-                removedKeys.append(row.key)
-            }
-        }
-        for collection in record.cleared {
-            writtenCollections.append(collection)
-            writtenKeys.append("")
-        }
-        var readKeysCollections: [String] = [], readKeys: [String] = []
-        for (collection, key) in reads.pointReads {
-            readKeysCollections.append(collection)
-            readKeys.append(key)
-        }
-        let readCollections = reads.collections.sorted()
-        var shape = CommitShape()
-        shape.readsEverything = reads.everything
-        shape.readsCollections = !readCollections.isEmpty
-        shape.readsKeys = !readKeys.isEmpty
-        shape.removesEverything = record.removedEverything
-        shape.clears = !record.cleared.isEmpty
-        shape.puts = !putKeys.isEmpty
-        shape.removals = !removedKeys.isEmpty
-        shape.checksToken = positionToken != nil && position > 0
-        var binds = PostgresBindings(capacity: 18)
-        var placeholders: [CommitShape.Value: String] = [:]
-        let encoded = try record.encoded()
-        let text = sql.commit(shape) { value in
-            if let placeholder = placeholders[value] { return placeholder }
-            let type: String
-            switch value {
-            case .position: binds.append(Int64(position)); type = "bigint"
-            case .readCollections: binds.append(readCollections); type = "text[]"
-            case .readKeyCollections: binds.append(readKeysCollections); type = "text[]"
-            case .readKeys: binds.append(readKeys); type = "text[]"
-            case .removesEverything: binds.append(record.removedEverything); type = "boolean"
-            case .cleared: binds.append(record.cleared); type = "text[]"
-            case .putCollections: binds.append(putCollections); type = "text[]"
-            case .putKeys: binds.append(putKeys); type = "text[]"
-            case .objects: binds.append(objects); type = "bytea[]"
-            case .metadata: binds.append(metadata); type = "bytea[]"
-            case .hasMetadata: binds.append(hasMetadata); type = "boolean[]"
-            case .removedCollections: binds.append(removedCollections); type = "text[]"
-            case .removedKeys: binds.append(removedKeys); type = "text[]"
-            case .writtenCollections: binds.append(writtenCollections); type = "text[]"
-            case .writtenKeys: binds.append(writtenKeys); type = "text[]"
-            case .record: binds.append(ByteBuffer(bytes: encoded)); type = "bytea"
-            case .token: binds.append(token); type = "text"
-            case .positionToken: binds.append(positionToken ?? ""); type = "text"
-            }
-            let placeholder = "$\(binds.count)::\(type)"
-            placeholders[value] = placeholder
-            return placeholder
-        }
-        return PostgresQuery(unsafeSQL: text, binds: binds)
-    }
-
-    /// PostgreSQL's `text` holds no NUL; a key with one cannot be replicated.
-    private static func checkText(_ text: String, _ what: String) throws {
-        if text.utf8.contains(0) {
-            throw LarderError(.invalidConfiguration, "a \(what) that contains NUL cannot be stored on a PostgreSQL primary", operation: "commit")
-        }
-    }
 
     /// Up to `limit` commits after `position`, with the head of the log.
     func commits(after position: UInt64, limit: Int) async throws -> Commits {
@@ -545,7 +577,7 @@ actor PrimaryClient {
 
     // MARK: Errors
 
-    private static func sqlState(_ error: any Error) -> String? {
+    static func sqlState(_ error: any Error) -> String? {
         (error as? PSQLError)?.serverInfo?[.sqlState]
     }
 

@@ -53,6 +53,12 @@ public struct PrimaryConfiguration: Sendable, CustomStringConvertible {
     /// then notifies the replicas that follow. Without it they learn of commits by polling
     /// (``Replica/Configuration/pollInterval``).
     public var notifies = true
+    /// Whether replicas commit through a stored procedure they make on the primary
+    /// (`<prefix>_commit_v1`), in one round trip, with the server keeping the statements' plans
+    /// (on by default). It needs procedures that end transactions (PostgreSQL 11 or later); where
+    /// the procedure cannot be made or called, replicas commit with `BEGIN`, one statement and
+    /// `COMMIT` (three round trips) by themselves. Off, they always do.
+    public var usesCommitProcedure = true
 
     /// Settings given one by one; the defaults are a server on this machine and libpq's `prefer`.
     public init(host: String = "127.0.0.1", port: Int = 5432, username: String, password: String? = nil, database: String,

@@ -2,9 +2,13 @@
 ///
 /// It keeps to what PostgreSQL-compatible engines also take: `text`, `bytea`, `bigint`,
 /// `boolean`, `unnest` of arrays, `INSERT … ON CONFLICT`, data-modifying `WITH`, serializable
-/// transactions; no extension, no stored procedure, no advisory lock. `pg_notify` is the one
-/// PostgreSQL function, left out when the configuration says the engine has no LISTEN/NOTIFY
+/// transactions; no extension, no advisory lock. `pg_notify` is the one PostgreSQL function,
+/// left out when the configuration says the engine has no LISTEN/NOTIFY
 /// (``PrimaryConfiguration/notifies``); replicas then learn of commits by polling.
+///
+/// One stored procedure, ``commitProcedure``, makes a commit in one round trip where the engine
+/// has procedures that end transactions (PostgreSQL 11 and later); where it cannot be made, the
+/// replica commits with ``commit(_:bind:)`` inside `BEGIN` … `COMMIT` (three round trips).
 struct PrimarySQL {
     let head: String
     let objects: String
@@ -15,8 +19,13 @@ struct PrimarySQL {
     /// Whether commits NOTIFY the channel.
     let notifies: Bool
 
+    /// The commit procedure (``commitProcedure``); the version in its name changes whenever its
+    /// text does, so that replicas of several Larder versions each find their own.
+    let procedure: String
+
     init(prefix: String, notifies: Bool = true) {
         self.notifies = notifies
+        procedure = "\(prefix)_commit_v1\(notifies ? "" : "_quiet")"
         head = "\(prefix)_head"
         objects = "\(prefix)_objects"
         log = "\(prefix)_log"
@@ -148,6 +157,113 @@ struct PrimarySQL {
             SELECT (SELECT position FROM head), c.hit, c.behind, c.ahead, c.diverged, (SELECT count(*) FROM notified)
             FROM conflict c
             """
+    }
+
+    /// Makes the commit procedure unless it exists (a `DO` block, so that replicas racing to
+    /// make it fail on the catalog's unique index at worst, which ``PrimaryClient`` retries).
+    ///
+    /// `CALL <procedure>(…)` makes a commit in one round trip: the procedure ends the call's own
+    /// transaction, runs the commit in a serializable transaction of its own, and ends that with
+    /// `COMMIT` — which it awaits, inside the call — before the call returns its row. So a
+    /// returned number is a made commit; a serialization failure at that `COMMIT` (40001)
+    /// reaches the caller as the call's error, before any row; a conflict returns no number,
+    /// with what it found, and the transaction rolled back. The steps and their meaning are
+    /// those of ``commit(_:bind:)``, as statements of their own whose plans PostgreSQL keeps for
+    /// the session; each step a commit does not need is skipped. The parameters are
+    /// ``CommitShape/Value``'s, in ``procedureArguments``'s order, then the five results.
+    var commitProcedure: String {
+        """
+        DO $make$
+        BEGIN
+          IF NOT EXISTS (SELECT 1 FROM pg_proc WHERE proname = '\(procedure)' AND pronamespace = current_schema()::regnamespace) THEN
+            CREATE PROCEDURE \(procedure)(
+              p_position bigint, p_reads_everything boolean, p_read_collections text[], p_read_key_collections text[], p_read_keys text[],
+              p_removes_everything boolean, p_cleared text[], p_put_collections text[], p_put_keys text[],
+              p_objects bytea[], p_metadata bytea[], p_has_metadata boolean[],
+              p_removed_collections text[], p_removed_keys text[], p_written_collections text[], p_written_keys text[],
+              p_record bytea, p_token text, p_position_token text,
+              INOUT o_number bigint DEFAULT NULL, INOUT o_hit boolean DEFAULT NULL, INOUT o_behind boolean DEFAULT NULL,
+              INOUT o_ahead boolean DEFAULT NULL, INOUT o_diverged boolean DEFAULT NULL)
+            LANGUAGE plpgsql AS $body$
+            #variable_conflict use_column
+            DECLARE
+              head_position bigint;
+              head_retained_from bigint;
+            BEGIN
+              COMMIT;
+              SET TRANSACTION ISOLATION LEVEL SERIALIZABLE;
+              SELECT h.position, h.retained_from INTO head_position, head_retained_from FROM \(head) h WHERE h.id = 1;
+              o_behind := p_position + 1 < head_retained_from;
+              o_ahead := p_position > head_position;
+              IF p_reads_everything THEN
+                o_hit := EXISTS (SELECT 1 FROM \(log) l WHERE l.position > p_position);
+              ELSE
+                o_hit := EXISTS (SELECT 1 FROM \(log) l WHERE l.position > p_position AND l.removed_everything);
+                IF NOT o_hit AND cardinality(p_read_collections) > 0 THEN
+                  o_hit := EXISTS (SELECT 1 FROM \(writes) w WHERE w.collection = ANY(p_read_collections) AND w.position > p_position);
+                END IF;
+                IF NOT o_hit AND cardinality(p_read_keys) > 0 THEN
+                  o_hit := EXISTS (SELECT 1 FROM unnest(p_read_key_collections, p_read_keys) AS r(c, k)
+                                   WHERE EXISTS (SELECT 1 FROM \(writes) w WHERE w.collection = r.c AND w.key IN (r.k, '') AND w.position > p_position));
+                END IF;
+              END IF;
+              o_diverged := p_position_token IS NOT NULL
+                AND EXISTS (SELECT 1 FROM \(log) l WHERE l.position = p_position AND l.token <> p_position_token);
+              IF o_hit OR o_behind OR o_ahead OR o_diverged OR head_position IS NULL THEN
+                ROLLBACK;
+                RETURN;
+              END IF;
+              UPDATE \(head) SET position = position + 1 WHERE id = 1 RETURNING position INTO o_number;
+              IF p_removes_everything THEN
+                DELETE FROM \(objects);
+              ELSIF cardinality(p_cleared) > 0 THEN
+                DELETE FROM \(objects) o WHERE o.collection = ANY(p_cleared);
+              END IF;
+              IF cardinality(p_removed_keys) > 0 THEN
+                DELETE FROM \(objects) o USING unnest(p_removed_collections, p_removed_keys) AS r(c, k)
+                WHERE o.collection = r.c AND o.key = r.k;
+              END IF;
+              IF cardinality(p_put_keys) > 0 THEN
+                INSERT INTO \(objects) (collection, key, object, metadata)
+                SELECT r.c, r.k, r.o, CASE WHEN r.hm THEN r.m END
+                FROM unnest(p_put_collections, p_put_keys, p_objects, p_metadata, p_has_metadata) AS r(c, k, o, m, hm)
+                ON CONFLICT (collection, key) DO UPDATE SET object = excluded.object, metadata = excluded.metadata;
+              END IF;
+              INSERT INTO \(writes) (position, collection, key)
+              SELECT o_number, r.c, r.k FROM unnest(p_written_collections, p_written_keys) AS r(c, k)
+              ON CONFLICT DO NOTHING;
+              INSERT INTO \(log) (position, token, record, removed_everything) VALUES (o_number, p_token, p_record, p_removes_everything);
+              \(notifies ? "PERFORM pg_notify('\(channel)', o_number::text);" : "")
+              COMMIT;
+            END
+            $body$;
+          END IF;
+        END
+        $make$
+        """
+    }
+
+    /// The call of the commit procedure, its arguments bound as `bind` numbers them, in
+    /// ``procedureArguments``'s order.
+    var callCommit: String {
+        let arguments = Self.procedureArguments.enumerated().map { "$\($0.offset + 1)::\($0.element.type)" }
+        return "CALL \(procedure)(\(arguments.joined(separator: ", ")), NULL, NULL, NULL, NULL, NULL)"
+    }
+
+    /// The procedure's arguments, in order, with their SQL types.
+    static let procedureArguments: [(value: ProcedureArgument, type: String)] = [
+        (.position, "bigint"), (.readsEverything, "boolean"), (.readCollections, "text[]"), (.readKeyCollections, "text[]"), (.readKeys, "text[]"),
+        (.removesEverything, "boolean"), (.cleared, "text[]"), (.putCollections, "text[]"), (.putKeys, "text[]"),
+        (.objects, "bytea[]"), (.metadata, "bytea[]"), (.hasMetadata, "boolean[]"),
+        (.removedCollections, "text[]"), (.removedKeys, "text[]"), (.writtenCollections, "text[]"), (.writtenKeys, "text[]"),
+        (.record, "bytea"), (.token, "text"), (.positionToken, "text"),
+    ]
+
+    /// An argument of the commit procedure.
+    enum ProcedureArgument {
+        case position, readsEverything, readCollections, readKeyCollections, readKeys
+        case removesEverything, cleared, putCollections, putKeys, objects, metadata, hasMetadata
+        case removedCollections, removedKeys, writtenCollections, writtenKeys, record, token, positionToken
     }
 
     /// The commit with token $1, if it was made.

@@ -15,12 +15,14 @@ struct ReplicaTests {
         let configuration: PrimaryConfiguration
         let directory: URL
 
-        init(server: PrivatePostgresServer? = nil) throws {
+        init(server: PrivatePostgresServer? = nil, usesCommitProcedure: Bool = true) throws {
             let server = try server ?? PrivatePostgresServer.shared
             let name = "t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(16)
             try server.createDatabase(String(name))
             self.server = server
-            configuration = try PrimaryConfiguration(url: server.url(database: String(name)))
+            var configuration = try PrimaryConfiguration(url: server.url(database: String(name)))
+            configuration.usesCommitProcedure = usesCommitProcedure
+            self.configuration = configuration
             directory = FileManager.default.temporaryDirectory.appendingPathComponent("larder-replicas-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         }
@@ -636,8 +638,12 @@ struct ReplicaTests {
         await a.close()
     }
 
-    @Test func clearsRemovalsMetadataAndTouchesReplicate() async throws {
-        let primary = try Primary()
+    /// The commit procedure's steps and the commit statement's do the same (issue 32, item 4:
+    /// the procedure commits in one round trip; the statement is what engines without
+    /// procedures get).
+    @Test(arguments: [true, false])
+    func clearsRemovalsMetadataAndTouchesReplicate(byProcedure: Bool) async throws {
+        let primary = try Primary(usesCommitProcedure: byProcedure)
         defer { primary.removeFiles() }
         let a = try await primary.open("a")
         let b = try await primary.open("b", follows: false)
@@ -655,9 +661,53 @@ struct ReplicaTests {
         #expect(try Self.contents(of: b) == Self.contents(of: a))
         #expect(try await b.database.read { try $0.metadata(forKey: "x", inCollection: "d", as: Int.self) } == 7)
         #expect(try await b.database.read { try $0.keys(inCollection: "c") } == ["k1"])
-        try await a.write { txn in try txn.removeAllObjectsInAllCollections() }
+        try await a.write { txn in
+            try txn.setObject("y", forKey: "y", inCollection: "d")
+            try txn.removeAllObjectsInAllCollections()
+            try txn.setObject("z", forKey: "z", inCollection: "e")
+        }
         try await b.catchUp()
-        #expect(try Self.contents(of: b).isEmpty)
+        let z = try #require(try await a.database.read { try $0.storedObject(forKey: "z", inCollection: "e") })
+        #expect(try Self.contents(of: b) == ["e": ["z": z.bytes]])
+        #expect(try Self.contents(of: b) == Self.contents(of: a))
+        let objects = try primary.server.psql("SELECT collection || '/' || key FROM larder_objects ORDER BY 1", database: primary.configuration.database)
+        #expect(objects.split(separator: "\n").map(String.init) == ["e/z"], "\(objects)")
+        let procedures = try primary.server.psql("SELECT proname FROM pg_proc WHERE proname LIKE 'larder_commit%'", database: primary.configuration.database)
+        #expect(procedures.split(separator: "\n").map(String.init) == (byProcedure ? ["larder_commit_v1"] : []), "\(procedures)")
+        await a.close()
+        await b.close()
+    }
+
+    /// A primary where the commit procedure cannot be called any more (dropped here; an engine
+    /// without such procedures refuses the call): the commit goes through by statement, and
+    /// so do the next ones, conflicts included.
+    @Test func aPrimaryThatCannotRunTheProcedureCommitsByStatement() async throws {
+        let primary = try Primary()
+        defer { primary.removeFiles() }
+        let a = try await primary.open("a", follows: false)
+        let b = try await primary.open("b", follows: false)
+        try await a.write { try $0.setObject(1, forKey: "n", inCollection: "c") }
+        _ = try primary.server.psql("DROP PROCEDURE larder_commit_v1", database: primary.configuration.database)
+        let runs = Mutex(0)
+        try await a.write { txn in
+            runs.withLock { $0 += 1 }
+            let n = try txn.object(forKey: "n", inCollection: "c", as: Int.self) ?? 0
+            try txn.setObject(n + 1, forKey: "n", inCollection: "c")
+        }
+        // b, behind, made the procedure again on its first commit; a commits by statement.
+        try await b.write { txn in
+            let n = try txn.object(forKey: "n", inCollection: "c", as: Int.self) ?? 0
+            try txn.setObject(n + 10, forKey: "n", inCollection: "c")
+        }
+        try await a.write { txn in
+            runs.withLock { $0 += 1 }
+            let n = try txn.object(forKey: "n", inCollection: "c", as: Int.self) ?? 0
+            try txn.setObject(n + 100, forKey: "n", inCollection: "c")
+        }
+        try await b.catchUp()
+        #expect(try await b.database.read { try $0.object(forKey: "n", inCollection: "c", as: Int.self) } == 112)
+        #expect(runs.withLock { $0 } == 3, "a's last write ran again after b's conflicting commit")
+        #expect(try Self.contents(of: b) == Self.contents(of: a))
         await a.close()
         await b.close()
     }

@@ -12,7 +12,8 @@ import PostgresTestServer
 //      random key read in `database.read`, timed in batches; the time per read (median and p99
 //      over the batches). Target: replica/plain ≤ 1.1.
 //   b. A one-put write through the primary (`Replica.write { setObject }`) against the same write
-//      made straight with postgres-nio (one autocommit `INSERT … ON CONFLICT DO UPDATE` of one
+//      made straight with postgres-nio in a serializable transaction (`BEGIN ISOLATION LEVEL
+//      SERIALIZABLE`, one `INSERT … ON CONFLICT DO UPDATE` of one
 //      text key and one bytea value): the time per write (median, p99). Target: ≤ 1.5.
 //   c. Commits per second with one and with three writing replicas (in this process, on their
 //      own stores, each writing keys of its own). No target.
@@ -125,7 +126,7 @@ func runBench(quick: Bool) async {
     server.destroy()
     try? FileManager.default.removeItem(atPath: work)
     say("")
-    say("(baseline: a. plain Larder store, b. postgres-nio INSERT … ON CONFLICT; ratio = replica / baseline; took \(formatTime(seconds(ContinuousClock.now - started))))")
+    say("(baseline: a. plain Larder store, b. a serializable postgres-nio transaction doing the same upsert; ratio = replica / baseline; took \(formatTime(seconds(ContinuousClock.now - started))))")
 }
 
 // MARK: a. Reads
@@ -199,11 +200,23 @@ private func measureReads(replica: Replica, plain: Database, sizes: BenchSizes) 
 
 private func benchWrites(url: String, server: PrivatePostgresServer, work: String, sizes: BenchSizes) async throws {
     let replica = try await Replica.open(at: work + "/write-replica", primary: try PrimaryConfiguration(url: url, tablePrefix: "writes"))
+    // The same replica writes committed by statement (`BEGIN`, the statement, `COMMIT`): what
+    // engines without the commit procedure get, and what every write did before it.
+    var byStatement = try PrimaryConfiguration(url: url, tablePrefix: "writes_statement")
+    byStatement.usesCommitProcedure = false
+    let statementReplica: Replica
+    do {
+        statementReplica = try await Replica.open(at: work + "/write-replica-statement", primary: byStatement)
+    } catch {
+        await replica.close()
+        throw error
+    }
     let plain: Database
     do {
         plain = try Database(path: work + "/write-plain")
     } catch {
         await replica.close()
+        await statementReplica.close()
         throw error
     }
     let logger = Logger(label: "larder.bench", factory: { _ in SwiftLogNoOpLogHandler() })
@@ -216,15 +229,16 @@ private func benchWrites(url: String, server: PrivatePostgresServer, work: Strin
             id: 1, logger: logger)
     } catch {
         await replica.close()
+        await statementReplica.close()
         await plain.close()
         throw error
     }
     do {
         try await connection.query("CREATE TABLE bench_direct (k text PRIMARY KEY, v bytea NOT NULL)", logger: logger)
         let encoder = JSONEncoder()
-        var onReplica: [Double] = [], direct: [Double] = []
+        var onReplica: [Double] = [], byStatementSamples: [Double] = [], direct: [Double] = [], autocommit: [Double] = []
         var random = SplitMix(seed: 7)
-        func replicaWrites(_ count: Int, into samples: inout [Double], random: inout SplitMix) async throws {
+        func replicaWrites(_ count: Int, through replica: Replica, into samples: inout [Double], random: inout SplitMix) async throws {
             for _ in 0..<count {
                 let index = Int.random(in: 0..<100, using: &random)
                 let item = BenchItem(index)
@@ -234,15 +248,20 @@ private func benchWrites(url: String, server: PrivatePostgresServer, work: Strin
                 samples.append(seconds(ContinuousClock.now - start))
             }
         }
-        func directWrites(_ count: Int, into samples: inout [Double], random: inout SplitMix) async throws {
+        // The baseline: a serializable postgres-nio transaction doing the same upsert (`BEGIN
+        // ISOLATION LEVEL SERIALIZABLE`, the upsert, `COMMIT`); with `serializable: false`, the
+        // upsert alone, autocommitted (for scale).
+        func directWrites(_ count: Int, serializable: Bool, into samples: inout [Double], random: inout SplitMix) async throws {
             for _ in 0..<count {
                 let index = Int.random(in: 0..<100, using: &random)
                 let start = ContinuousClock.now
                 let value = try encoder.encode(BenchItem(index))
                 let key = "w-\(index)"
+                if serializable { try await connection.query("BEGIN ISOLATION LEVEL SERIALIZABLE", logger: logger) }
                 try await connection.query(
                     "INSERT INTO bench_direct (k, v) VALUES (\(key), \(value)) ON CONFLICT (k) DO UPDATE SET v = excluded.v",
                     logger: logger)
+                if serializable { try await connection.query("COMMIT", logger: logger) }
                 samples.append(seconds(ContinuousClock.now - start))
             }
         }
@@ -260,24 +279,30 @@ private func benchWrites(url: String, server: PrivatePostgresServer, work: Strin
         }
         // Warm all: connections, the tables' first rows, the stores.
         var warm: [Double] = [], local: [Double] = []
-        try await replicaWrites(10, into: &warm, random: &random)
-        try await directWrites(10, into: &warm, random: &random)
+        try await replicaWrites(10, through: replica, into: &warm, random: &random)
+        try await replicaWrites(10, through: statementReplica, into: &warm, random: &random)
+        try await directWrites(10, serializable: true, into: &warm, random: &random)
+        try await directWrites(10, serializable: false, into: &warm, random: &random)
         try await localWrites(10, into: &warm, random: &random)
         for round in 0..<sizes.writeRounds {
-            if round % 2 == 0 {
-                try await replicaWrites(sizes.writesPerRound, into: &onReplica, random: &random)
-                try await directWrites(sizes.writesPerRound, into: &direct, random: &random)
-            } else {
-                try await directWrites(sizes.writesPerRound, into: &direct, random: &random)
-                try await replicaWrites(sizes.writesPerRound, into: &onReplica, random: &random)
+            // Each setting goes first in turn, so that drift falls on all of them.
+            let settings = [0, 1, 2, 3]
+            for setting in settings.map({ ($0 + round) % settings.count }) {
+                switch setting {
+                case 0: try await replicaWrites(sizes.writesPerRound, through: replica, into: &onReplica, random: &random)
+                case 1: try await directWrites(sizes.writesPerRound, serializable: true, into: &direct, random: &random)
+                case 2: try await replicaWrites(sizes.writesPerRound, through: statementReplica, into: &byStatementSamples, random: &random)
+                default: try await directWrites(sizes.writesPerRound, serializable: false, into: &autocommit, random: &random)
+                }
             }
             try await localWrites(sizes.writesPerRound, into: &local, random: &random)
         }
         let statistics = replica.statistics
         try await connection.close()
         await replica.close()
+        await statementReplica.close()
         await plain.close()
-        let a = Samples(onReplica), b = Samples(direct), c = Samples(local)
+        let a = Samples(onReplica), b = Samples(direct), c = Samples(local), d = Samples(byStatementSamples), e = Samples(autocommit)
         // Where a replica's write goes (means over every write, warm-up included).
         let writes = Double(max(1, statistics.commits))
         print("   where a replica write goes (mean): closure on the replica \(formatTime(seconds(statistics.closureTime) / writes)), "
@@ -285,10 +310,13 @@ private func benchWrites(url: String, server: PrivatePostgresServer, work: Strin
               + "the replica showing it \(formatTime(seconds(statistics.applyTime) / writes))")
         row("b. one-put write (median)", formatTime(a.median), formatTime(b.median), ratio: a.median / b.median, target: 1.5)
         row("   one-put write (p99)", formatTime(a.p99), formatTime(b.p99), ratio: a.p99 / b.p99)
+        row("   one-put write committed by statement (median)", formatTime(d.median), formatTime(b.median), ratio: d.median / b.median)
+        row("   for scale: autocommit upsert", formatTime(e.median) + " median", formatTime(e.p99) + " p99")
         row("   for scale: plain store write", formatTime(c.median) + " median", formatTime(c.p99) + " p99")
     } catch {
         try? await connection.close()
         await replica.close()
+        await statementReplica.close()
         await plain.close()
         throw error
     }

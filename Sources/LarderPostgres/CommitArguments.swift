@@ -1,0 +1,146 @@
+import Larder
+import NIOCore
+import PostgresNIO
+
+/// What a commit sends the primary, in the columns the commit statement and the commit procedure
+/// take: the rows set and removed, what the commit wrote (for later commits' checks), what its
+/// transaction read, and the commit itself under its token.
+struct CommitArguments: Sendable {
+    var position: UInt64
+    var positionToken: String?
+    var token: String
+    var record: [UInt8]
+    var removesEverything: Bool
+    var cleared: [String]
+    var putCollections: [String] = [], putKeys: [String] = [], objects: [ByteBuffer] = [], metadata: [ByteBuffer] = [], hasMetadata: [Bool] = []
+    var removedCollections: [String] = [], removedKeys: [String] = []
+    var writtenCollections: [String] = [], writtenKeys: [String] = []
+    var readsEverything: Bool
+    var readCollections: [String]
+    var readKeyCollections: [String] = [], readKeys: [String] = []
+
+    /// - Throws: ``LarderError/Code/invalidConfiguration`` for a collection or key holding NUL,
+    ///   which PostgreSQL's `text` cannot.
+    init(_ commit: ReplicatedCommit, reads: ReadSet, position: UInt64, positionToken: String?, token: String) throws {
+        self.position = position
+        // A replica at position 0 has nothing to compare.
+        self.positionToken = position > 0 ? positionToken : nil
+        self.token = token
+        record = try commit.encoded()
+        removesEverything = commit.removedEverything
+        cleared = commit.cleared
+        for row in commit.rows {
+            try Self.checkText(row.collection, "collection")
+            try Self.checkText(row.key, "key")
+            writtenCollections.append(row.collection)
+            writtenKeys.append(row.key)
+            if let object = row.object {
+                putCollections.append(row.collection)
+                putKeys.append(row.key)
+                objects.append(ByteBuffer(bytes: object))
+                metadata.append(ByteBuffer(bytes: row.metadata ?? []))
+                hasMetadata.append(row.metadata != nil)
+            } else {
+                removedCollections.append(row.collection)
+                removedKeys.append(row.key)
+            }
+        }
+        for collection in commit.cleared {
+            // A cleared collection is marked by the key "": it conflicts with every key read in it.
+            writtenCollections.append(collection)
+            writtenKeys.append("")
+        }
+        readsEverything = reads.everything
+        readCollections = reads.collections.sorted()
+        for (collection, key) in reads.pointReads {
+            readKeyCollections.append(collection)
+            readKeys.append(key)
+        }
+    }
+
+    /// PostgreSQL's `text` holds no NUL; a key with one cannot be replicated.
+    private static func checkText(_ text: String, _ what: String) throws {
+        if text.utf8.contains(0) {
+            throw LarderError(.invalidConfiguration, "a \(what) that contains NUL cannot be stored on a PostgreSQL primary", operation: "commit")
+        }
+    }
+
+    /// The statement's shape: only the checks and changes this commit has.
+    var shape: CommitShape {
+        var shape = CommitShape()
+        shape.readsEverything = readsEverything
+        shape.readsCollections = !readCollections.isEmpty
+        shape.readsKeys = !readKeys.isEmpty
+        shape.removesEverything = removesEverything
+        shape.clears = !cleared.isEmpty
+        shape.puts = !putKeys.isEmpty
+        shape.removals = !removedKeys.isEmpty
+        shape.checksToken = positionToken != nil
+        return shape
+    }
+
+    /// The arguments of the commit procedure, in ``PrimarySQL/procedureArguments``'s order.
+    func procedureBindings() -> PostgresBindings {
+        var binds = PostgresBindings(capacity: PrimarySQL.procedureArguments.count)
+        for (argument, _) in PrimarySQL.procedureArguments {
+            switch argument {
+            case .position: binds.append(Int64(position))
+            case .readsEverything: binds.append(readsEverything)
+            case .readCollections: binds.append(readCollections)
+            case .readKeyCollections: binds.append(readKeyCollections)
+            case .readKeys: binds.append(readKeys)
+            case .removesEverything: binds.append(removesEverything)
+            case .cleared: binds.append(cleared)
+            case .putCollections: binds.append(putCollections)
+            case .putKeys: binds.append(putKeys)
+            case .objects: binds.append(objects)
+            case .metadata: binds.append(metadata)
+            case .hasMetadata: binds.append(hasMetadata)
+            case .removedCollections: binds.append(removedCollections)
+            case .removedKeys: binds.append(removedKeys)
+            case .writtenCollections: binds.append(writtenCollections)
+            case .writtenKeys: binds.append(writtenKeys)
+            case .record: binds.append(ByteBuffer(bytes: record))
+            case .token: binds.append(token)
+            case .positionToken: binds.append(positionToken)
+            }
+        }
+        return binds
+    }
+}
+
+extension PrimarySQL {
+    /// The commit statement for `arguments` (``commit(_:bind:)``), each value bound once.
+    func commitQuery(_ arguments: CommitArguments) -> PostgresQuery {
+        var binds = PostgresBindings(capacity: 18)
+        var placeholders: [CommitShape.Value: String] = [:]
+        let text = commit(arguments.shape) { value in
+            if let placeholder = placeholders[value] { return placeholder }
+            let type: String
+            switch value {
+            case .position: binds.append(Int64(arguments.position)); type = "bigint"
+            case .readCollections: binds.append(arguments.readCollections); type = "text[]"
+            case .readKeyCollections: binds.append(arguments.readKeyCollections); type = "text[]"
+            case .readKeys: binds.append(arguments.readKeys); type = "text[]"
+            case .removesEverything: binds.append(arguments.removesEverything); type = "boolean"
+            case .cleared: binds.append(arguments.cleared); type = "text[]"
+            case .putCollections: binds.append(arguments.putCollections); type = "text[]"
+            case .putKeys: binds.append(arguments.putKeys); type = "text[]"
+            case .objects: binds.append(arguments.objects); type = "bytea[]"
+            case .metadata: binds.append(arguments.metadata); type = "bytea[]"
+            case .hasMetadata: binds.append(arguments.hasMetadata); type = "boolean[]"
+            case .removedCollections: binds.append(arguments.removedCollections); type = "text[]"
+            case .removedKeys: binds.append(arguments.removedKeys); type = "text[]"
+            case .writtenCollections: binds.append(arguments.writtenCollections); type = "text[]"
+            case .writtenKeys: binds.append(arguments.writtenKeys); type = "text[]"
+            case .record: binds.append(ByteBuffer(bytes: arguments.record)); type = "bytea"
+            case .token: binds.append(arguments.token); type = "text"
+            case .positionToken: binds.append(arguments.positionToken ?? ""); type = "text"
+            }
+            let placeholder = "$\(binds.count)::\(type)"
+            placeholders[value] = placeholder
+            return placeholder
+        }
+        return PostgresQuery(unsafeSQL: text, binds: binds)
+    }
+}
