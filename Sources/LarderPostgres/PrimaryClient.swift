@@ -330,7 +330,7 @@ actor PrimaryClient {
     private func commitByProcedure(_ arguments: CommitArguments) async throws -> CommitOutcome? {
         let query = PostgresQuery(unsafeSQL: sql.callCommit, binds: arguments.procedureBindings())
         return try await exclusively {
-            var brokenBeforeSent = 0
+            var brokenBeforeSent = 0, insideTransaction = 0, endedBackends = 0
             while true {
                 let connection: PostgresConnection
                 do {
@@ -356,11 +356,18 @@ actor PrimaryClient {
                 } catch {
                     if Self.isSerializationFailure(error) { continue }
                     switch Self.sqlState(error) {
-                    case "2D000"?:
+                    case "2D000"? where insideTransaction < 2:
                         // The connection was inside a transaction, where a procedure cannot
-                        // commit: nothing was done; end it and call again.
+                        // commit: nothing was done; end it and call again. (Again and again: a
+                        // pooler that runs each statement in a transaction of its own; commit
+                        // by statement.)
+                        insideTransaction += 1
                         await rollBack(connection)
                         continue
+                    case "2D000"?:
+                        await rollBack(connection)
+                        procedureAvailable = false
+                        return nil
                     case "0A000"?, "42883"?, "42P13"?:
                         // The engine cannot run the procedure: commit by statement from now on.
                         procedureAvailable = false
@@ -369,13 +376,21 @@ actor PrimaryClient {
                         break
                     }
                     if error is DeadlinePassed || Self.isConnectionFailure(error) {
-                        if let number = try await committedNumber(ofToken: arguments.token) {
+                        switch await lookUp(token: arguments.token) {
+                        case .made(let number):
                             return .committed(number: number, token: arguments.token)
+                        case .notMade where Self.backendEnded(error) && endedBackends < 3:
+                            // The server said it ended the backend that ran the call: its
+                            // transaction was committed before (and the log would show it) or
+                            // ended with it. Not in the log, so not made: send it again.
+                            endedBackends += 1
+                            continue
+                        default:
+                            throw LarderError(
+                                .commitOutcomeUnknown,
+                                "the connection to the primary broke (or the primary stopped answering) after the commit was sent, and whether it was made could not be found out; if it was, the replica shows it once it reaches the primary again",
+                                operation: "commit", underlying: Self.describe(error))
                         }
-                        throw LarderError(
-                            .commitOutcomeUnknown,
-                            "the connection to the primary broke (or the primary stopped answering) after the commit was sent, and whether it was made could not be found out; if it was, the replica shows it once it reaches the primary again",
-                            operation: "commit", underlying: Self.describe(error))
                     }
                     throw Self.failure(error, operation: "commit", configuration: configuration)
                 }
@@ -498,6 +513,22 @@ actor PrimaryClient {
     /// The number of the commit sent with `token`, if the primary has it; `nil` when it has not
     /// or cannot be asked (a new connection, within the request timeout).
     private func committedNumber(ofToken token: String) async throws -> UInt64? {
+        if case .made(let number) = await lookUp(token: token) { return number }
+        return nil
+    }
+
+    /// What the primary's log says of a commit sent with a token.
+    enum TokenLookup: Equatable {
+        /// The log holds it, under this number.
+        case made(UInt64)
+        /// The primary answered: the log does not hold it.
+        case notMade
+        /// The primary could not be asked (a new connection, within the request timeout).
+        case unanswered
+    }
+
+    /// Looks the commit sent with `token` up in the primary's log.
+    private func lookUp(token: String) async -> TokenLookup {
         var binds = PostgresBindings()
         binds.append(token)
         let query = PostgresQuery(unsafeSQL: sql.committedToken, binds: binds)
@@ -505,11 +536,19 @@ actor PrimaryClient {
             return try await onConnection { connection, logger in
                 var number: Int64?
                 for try await value in try await connection.query(query, logger: logger).decode(Int64.self) { number = value }
-                return number.map(UInt64.init)
+                return number.map { .made(UInt64($0)) } ?? .notMade
             }
         } catch {
-            return nil
+            return .unanswered
         }
+    }
+
+    /// Whether `error` is the server saying it ended the session's backend (an administrator's
+    /// `pg_terminate_backend`, a fast shutdown, a crash of another backend): a transaction it
+    /// was running is then committed or gone for good, never committed later.
+    static func backendEnded(_ error: any Error) -> Bool {
+        let state = sqlState(error)
+        return state == "57P01" || state == "57P02"
     }
 
 
