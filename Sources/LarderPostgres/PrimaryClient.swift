@@ -275,11 +275,12 @@ actor PrimaryClient {
     /// `positionToken`), with what the transaction read, and returns once the primary has
     /// committed it or refused it.
     ///
-    /// The commit statement runs in an explicit serializable transaction, and the commit is
-    /// acknowledged only once its `COMMIT` has completed: PostgreSQL can refuse a serializable
-    /// transaction at `COMMIT`, and an autocommit statement's commit comes after its rows,
-    /// where PostgresNIO no longer looks. A refusal on serializability (another commit was being
-    /// made) is a retry, at the statement or at `COMMIT`.
+    /// The commit runs in a serializable transaction of its own, through the commit procedure
+    /// (one round trip) or, where there is none, as a statement between `BEGIN` and `COMMIT`;
+    /// either way it is acknowledged only once its `COMMIT` has completed: PostgreSQL can refuse
+    /// a serializable transaction at `COMMIT`, and an autocommit statement's commit comes after
+    /// its rows, where PostgresNIO no longer looks. A refusal on serializability (another commit
+    /// was being made) is a retry, wherever it comes.
     /// - Throws: ``LarderError/Code/primaryUnavailable`` when the primary cannot be reached or
     ///   does not answer before `COMMIT` is sent (nothing was committed);
     ///   ``LarderError/Code/commitOutcomeUnknown`` when the connection broke, or the deadline
