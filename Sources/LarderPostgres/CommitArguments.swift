@@ -82,30 +82,48 @@ struct CommitArguments: Sendable {
     /// The arguments of the commit procedure, in ``PrimarySQL/procedureArguments``'s order.
     func procedureBindings() -> PostgresBindings {
         var binds = PostgresBindings(capacity: PrimarySQL.procedureArguments.count)
-        for (argument, _) in PrimarySQL.procedureArguments {
-            switch argument {
-            case .position: binds.append(Int64(position))
-            case .readsEverything: binds.append(readsEverything)
-            case .readCollections: binds.append(readCollections)
-            case .readKeyCollections: binds.append(readKeyCollections)
-            case .readKeys: binds.append(readKeys)
-            case .removesEverything: binds.append(removesEverything)
-            case .cleared: binds.append(cleared)
-            case .putCollections: binds.append(putCollections)
-            case .putKeys: binds.append(putKeys)
-            case .objects: binds.append(objects)
-            case .metadata: binds.append(metadata)
-            case .hasMetadata: binds.append(hasMetadata)
-            case .removedCollections: binds.append(removedCollections)
-            case .removedKeys: binds.append(removedKeys)
-            case .writtenCollections: binds.append(writtenCollections)
-            case .writtenKeys: binds.append(writtenKeys)
-            case .record: binds.append(ByteBuffer(bytes: record))
-            case .token: binds.append(token)
-            case .positionToken: binds.append(positionToken)
-            }
-        }
+        for value in PrimarySQL.procedureArguments { append(value, to: &binds) }
         return binds
+    }
+
+    /// Appends `value` to `binds`.
+    func append(_ value: CommitShape.Value, to binds: inout PostgresBindings) {
+        switch value {
+        case .readsEverything: binds.append(readsEverything)
+        case .position: binds.append(Int64(position))
+        case .readCollections: binds.append(readCollections)
+        case .readKeyCollections: binds.append(readKeyCollections)
+        case .readKeys: binds.append(readKeys)
+        case .removesEverything: binds.append(removesEverything)
+        case .cleared: binds.append(cleared)
+        case .putCollections: binds.append(putCollections)
+        case .putKeys: binds.append(putKeys)
+        case .objects: binds.append(objects)
+        case .metadata: binds.append(metadata)
+        case .hasMetadata: binds.append(hasMetadata)
+        case .removedCollections: binds.append(removedCollections)
+        case .removedKeys: binds.append(removedKeys)
+        case .writtenCollections: binds.append(writtenCollections)
+        case .writtenKeys: binds.append(writtenKeys)
+        case .record: binds.append(ByteBuffer(bytes: record))
+        case .token: binds.append(token)
+        // Null when there is no token to compare (the statement binds it only when there is).
+        case .positionToken: binds.append(positionToken)
+        }
+    }
+
+    /// The SQL type `value` is bound as.
+    static func sqlType(of value: CommitShape.Value) -> String {
+        switch value {
+        case .position: "bigint"
+        case .readsEverything, .removesEverything: "boolean"
+        case .hasMetadata: "boolean[]"
+        case .objects, .metadata: "bytea[]"
+        case .record: "bytea"
+        case .token, .positionToken: "text"
+        case .readCollections, .readKeyCollections, .readKeys, .cleared, .putCollections, .putKeys,
+             .removedCollections, .removedKeys, .writtenCollections, .writtenKeys: "text[]"
+        }
     }
 }
 
@@ -116,28 +134,8 @@ extension PrimarySQL {
         var placeholders: [CommitShape.Value: String] = [:]
         let text = commit(arguments.shape) { value in
             if let placeholder = placeholders[value] { return placeholder }
-            let type: String
-            switch value {
-            case .position: binds.append(Int64(arguments.position)); type = "bigint"
-            case .readCollections: binds.append(arguments.readCollections); type = "text[]"
-            case .readKeyCollections: binds.append(arguments.readKeyCollections); type = "text[]"
-            case .readKeys: binds.append(arguments.readKeys); type = "text[]"
-            case .removesEverything: binds.append(arguments.removesEverything); type = "boolean"
-            case .cleared: binds.append(arguments.cleared); type = "text[]"
-            case .putCollections: binds.append(arguments.putCollections); type = "text[]"
-            case .putKeys: binds.append(arguments.putKeys); type = "text[]"
-            case .objects: binds.append(arguments.objects); type = "bytea[]"
-            case .metadata: binds.append(arguments.metadata); type = "bytea[]"
-            case .hasMetadata: binds.append(arguments.hasMetadata); type = "boolean[]"
-            case .removedCollections: binds.append(arguments.removedCollections); type = "text[]"
-            case .removedKeys: binds.append(arguments.removedKeys); type = "text[]"
-            case .writtenCollections: binds.append(arguments.writtenCollections); type = "text[]"
-            case .writtenKeys: binds.append(arguments.writtenKeys); type = "text[]"
-            case .record: binds.append(ByteBuffer(bytes: arguments.record)); type = "bytea"
-            case .token: binds.append(arguments.token); type = "text"
-            case .positionToken: binds.append(arguments.positionToken ?? ""); type = "text"
-            }
-            let placeholder = "$\(binds.count)::\(type)"
+            arguments.append(value, to: &binds)
+            let placeholder = "$\(binds.count)::\(CommitArguments.sqlType(of: value))"
             placeholders[value] = placeholder
             return placeholder
         }

@@ -246,25 +246,16 @@ struct PrimarySQL {
     /// The call of the commit procedure, its arguments bound as `bind` numbers them, in
     /// ``procedureArguments``'s order.
     var callCommit: String {
-        let arguments = Self.procedureArguments.enumerated().map { "$\($0.offset + 1)::\($0.element.type)" }
+        let arguments = Self.procedureArguments.enumerated().map { "$\($0.offset + 1)::\(CommitArguments.sqlType(of: $0.element))" }
         return "CALL \(procedure)(\(arguments.joined(separator: ", ")), NULL, NULL, NULL, NULL, NULL)"
     }
 
-    /// The procedure's arguments, in order, with their SQL types.
-    static let procedureArguments: [(value: ProcedureArgument, type: String)] = [
-        (.position, "bigint"), (.readsEverything, "boolean"), (.readCollections, "text[]"), (.readKeyCollections, "text[]"), (.readKeys, "text[]"),
-        (.removesEverything, "boolean"), (.cleared, "text[]"), (.putCollections, "text[]"), (.putKeys, "text[]"),
-        (.objects, "bytea[]"), (.metadata, "bytea[]"), (.hasMetadata, "boolean[]"),
-        (.removedCollections, "text[]"), (.removedKeys, "text[]"), (.writtenCollections, "text[]"), (.writtenKeys, "text[]"),
-        (.record, "bytea"), (.token, "text"), (.positionToken, "text"),
+    /// The procedure's arguments, in order.
+    static let procedureArguments: [CommitShape.Value] = [
+        .position, .readsEverything, .readCollections, .readKeyCollections, .readKeys,
+        .removesEverything, .cleared, .putCollections, .putKeys, .objects, .metadata, .hasMetadata,
+        .removedCollections, .removedKeys, .writtenCollections, .writtenKeys, .record, .token, .positionToken,
     ]
-
-    /// An argument of the commit procedure.
-    enum ProcedureArgument {
-        case position, readsEverything, readCollections, readKeyCollections, readKeys
-        case removesEverything, cleared, putCollections, putKeys, objects, metadata, hasMetadata
-        case removedCollections, removedKeys, writtenCollections, writtenKeys, record, token, positionToken
-    }
 
     /// The commit with token $1, if it was made.
     var committedToken: String { "SELECT position FROM \(log) WHERE token = $1" }

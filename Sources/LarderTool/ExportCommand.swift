@@ -49,9 +49,7 @@ struct ExportCommand: ParsableCommand {
                 var done = 0
                 for collection in chosen {
                     // Where values carry versions, an unversioned one says 0 outright.
-                    let versioned = (
-                        object: try txn.storedVersions(inCollection: collection).keys.contains { $0 > 0 },
-                        metadata: try txn.storedVersions(inCollection: collection, metadata: true).keys.contains { $0 > 0 })
+                    let versioned = try txn.carriesVersions(inCollection: collection)
                     var rows: [(String, StoredValue)] = []
                     try txn.enumerateObjects(inCollection: collection, archiver: StoredValueArchiver(format: .raw)) { key, object, _ in
                         rows.append((key, object))

@@ -164,10 +164,7 @@ struct ImportCommand: ParsableCommand {
         /// Whether `collection`'s values and metadata carry versions in the store.
         private func stored(_ collection: String) throws -> (object: Bool, metadata: Bool) {
             guard let db else { return (false, false) }
-            return try withStoreErrors {
-                (try db.storedVersions(inCollection: collection).keys.contains { $0 > 0 },
-                 try db.storedVersions(inCollection: collection, metadata: true).keys.contains { $0 > 0 })
-            }
+            return try withStoreErrors { try db.read { try $0.carriesVersions(inCollection: collection) } }
         }
 
         private func refusal(line: Int, collection: String, what: String, flag: String, member: String) -> CommandFailure {

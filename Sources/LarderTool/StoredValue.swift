@@ -41,3 +41,13 @@ extension ReadWriteTransaction {
         }
     }
 }
+
+extension ReadTransaction {
+    /// Whether any object (`object`) and any metadata value (`metadata`) of `collection` is
+    /// stored at a version of its collection's values (see `ValueMigrations`): where they are,
+    /// the tools ask which version a value they write is at.
+    func carriesVersions(inCollection collection: String) throws -> (object: Bool, metadata: Bool) {
+        (try storedVersions(inCollection: collection).keys.contains { $0 > 0 },
+         try storedVersions(inCollection: collection, metadata: true).keys.contains { $0 > 0 })
+    }
+}

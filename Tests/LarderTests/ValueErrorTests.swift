@@ -89,13 +89,7 @@ struct ValueErrorTests {
                 try txn.setObject(good, forKey: "good", inCollection: "people")
                 try txn.setObject(bad, forKey: "bad", inCollection: "people")
             }
-            var raw = try #require(try ChecksumTests.rawObject(db, key: "bad", collection: "people"))
-            if trouble == .checksum {
-                raw[raw.count - 1] ^= 0x01
-            } else {
-                raw = [ValueFraming.versionTag, 0x81]
-            }
-            try ChecksumTests.plantObject(db, key: "bad", bytes: raw, collection: "people")
+            try damage(db, trouble)
         case .newerVersion:
             db.register(ValueMigrations(collection: "people", currentVersion: 2, steps: [stepFromZero, stepFromOne]))
             try db.write { try $0.setObject(bad, forKey: "bad", inCollection: "people") }
@@ -113,6 +107,20 @@ struct ValueErrorTests {
             db.register(ValueMigrations(collection: "people", currentVersion: 1, steps: [stepFromZero]))
         }
         return db
+    }
+
+    /// Damages the stored bytes of ("people", "bad") as `trouble` (`.checksum` or
+    /// `.damagedFraming`) says, beneath the library; returns what is stored now.
+    @discardableResult
+    static func damage(_ db: Database, _ trouble: Trouble) throws -> [UInt8] {
+        var raw = try #require(try ChecksumTests.rawObject(db, key: "bad", collection: "people"))
+        if trouble == .checksum {
+            raw[raw.count - 1] ^= 0x01  // a flipped bit in a checksummed value
+        } else {
+            raw = [ValueFraming.versionTag, 0x81]  // a version framing that never ends
+        }
+        try ChecksumTests.plantObject(db, key: "bad", bytes: raw, collection: "people")
+        return raw
     }
 
     /// Expects `body` to throw `trouble`'s error about ("people", "bad"), with its advice.
@@ -220,13 +228,7 @@ struct ValueErrorTests {
                 _ = try db.register(byName, named: "byName")
                 _ = try db.register(byNameIndex, named: "byName-index")
                 _ = try db.register(searchDefinition, named: "search")
-                var raw = try #require(try ChecksumTests.rawObject(db, key: "bad", collection: "people"))
-                if trouble == .checksum {
-                    raw[raw.count - 1] ^= 0x01
-                } else {
-                    raw = [ValueFraming.versionTag, 0x81]
-                }
-                try ChecksumTests.plantObject(db, key: "bad", bytes: raw, collection: "people")
+                let raw = try Self.damage(db, trouble)
                 func replace() throws {
                     try db.write { txn in
                         if deletes {
