@@ -2,9 +2,10 @@ import Larder
 import NIOCore
 import PostgresNIO
 
-/// What a commit sends the primary, in the columns the commit statement and the commit procedure
-/// take: the rows set and removed, what the commit wrote (for later commits' checks), what its
-/// transaction read, and the commit itself under its token.
+/// What a commit sends the primary, in the columns the commit statement takes (the commit
+/// procedure takes those of several, ``CommitBatch``): the rows set and removed, what the commit
+/// wrote (for later commits' checks), what its transaction read, and the commit itself under its
+/// token.
 struct CommitArguments: Sendable {
     var position: UInt64
     var positionToken: String?
@@ -79,17 +80,9 @@ struct CommitArguments: Sendable {
         return shape
     }
 
-    /// The arguments of the commit procedure, in ``PrimarySQL/procedureArguments``'s order.
-    func procedureBindings() -> PostgresBindings {
-        var binds = PostgresBindings(capacity: PrimarySQL.procedureArguments.count)
-        for value in PrimarySQL.procedureArguments { append(value, to: &binds) }
-        return binds
-    }
-
     /// Appends `value` to `binds`.
     func append(_ value: CommitShape.Value, to binds: inout PostgresBindings) {
         switch value {
-        case .readsEverything: binds.append(readsEverything)
         case .position: binds.append(Int64(position))
         case .readCollections: binds.append(readCollections)
         case .readKeyCollections: binds.append(readKeyCollections)
@@ -116,7 +109,7 @@ struct CommitArguments: Sendable {
     static func sqlType(of value: CommitShape.Value) -> String {
         switch value {
         case .position: "bigint"
-        case .readsEverything, .removesEverything: "boolean"
+        case .removesEverything: "boolean"
         case .hasMetadata: "boolean[]"
         case .objects, .metadata: "bytea[]"
         case .record: "bytea"
@@ -124,6 +117,90 @@ struct CommitArguments: Sendable {
         case .readCollections, .readKeyCollections, .readKeys, .cleared, .putCollections, .putKeys,
              .removedCollections, .removedKeys, .writtenCollections, .writtenKeys: "text[]"
         }
+    }
+}
+
+/// The arguments of one call of the commit procedure (``PrimarySQL/commitProcedure``): the
+/// commits of a batch, in order, each one's rows tagged with its (1-based) place.
+struct CommitBatch: Sendable {
+    let commits: [CommitArguments]
+
+    init(_ commits: [CommitArguments]) {
+        self.commits = commits
+    }
+
+    var tokens: [String] { commits.map(\.token) }
+
+    /// The bindings, in ``PrimarySQL/BatchColumn``'s order.
+    func bindings() -> PostgresBindings {
+        var positions: [Int64] = [], readsEverything: [Bool] = [], removesEverything: [Bool] = []
+        var records: [ByteBuffer] = [], tokens: [String] = [], positionTokens: [String] = []
+        var readCollectionsOf: [Int32] = [], readCollections: [String] = []
+        var readKeysOf: [Int32] = [], readKeyCollections: [String] = [], readKeys: [String] = []
+        var clearedOf: [Int32] = [], cleared: [String] = []
+        var putsOf: [Int32] = [], putCollections: [String] = [], putKeys: [String] = []
+        var objects: [ByteBuffer] = [], metadata: [ByteBuffer] = [], hasMetadata: [Bool] = []
+        var removedOf: [Int32] = [], removedCollections: [String] = [], removedKeys: [String] = []
+        var writtenOf: [Int32] = [], writtenCollections: [String] = [], writtenKeys: [String] = []
+        for (offset, commit) in commits.enumerated() {
+            let place = Int32(offset + 1)
+            positions.append(Int64(commit.position))
+            readsEverything.append(commit.readsEverything)
+            removesEverything.append(commit.removesEverything)
+            records.append(ByteBuffer(bytes: commit.record))
+            tokens.append(commit.token)
+            positionTokens.append(commit.positionToken ?? "")  // "": none to compare
+            readCollectionsOf += repeatElement(place, count: commit.readCollections.count)
+            readCollections += commit.readCollections
+            readKeysOf += repeatElement(place, count: commit.readKeys.count)
+            readKeyCollections += commit.readKeyCollections
+            readKeys += commit.readKeys
+            clearedOf += repeatElement(place, count: commit.cleared.count)
+            cleared += commit.cleared
+            putsOf += repeatElement(place, count: commit.putKeys.count)
+            putCollections += commit.putCollections
+            putKeys += commit.putKeys
+            objects += commit.objects
+            metadata += commit.metadata
+            hasMetadata += commit.hasMetadata
+            removedOf += repeatElement(place, count: commit.removedKeys.count)
+            removedCollections += commit.removedCollections
+            removedKeys += commit.removedKeys
+            writtenOf += repeatElement(place, count: commit.writtenKeys.count)
+            writtenCollections += commit.writtenCollections
+            writtenKeys += commit.writtenKeys
+        }
+        var binds = PostgresBindings(capacity: PrimarySQL.BatchColumn.allCases.count)
+        for column in PrimarySQL.BatchColumn.allCases {
+            switch column {
+            case .positions: binds.append(positions)
+            case .reads_everything: binds.append(readsEverything)
+            case .removes_everything: binds.append(removesEverything)
+            case .records: binds.append(records)
+            case .tokens: binds.append(tokens)
+            case .position_tokens: binds.append(positionTokens)
+            case .read_collections_of: binds.append(readCollectionsOf)
+            case .read_collections: binds.append(readCollections)
+            case .read_keys_of: binds.append(readKeysOf)
+            case .read_key_collections: binds.append(readKeyCollections)
+            case .read_keys: binds.append(readKeys)
+            case .cleared_of: binds.append(clearedOf)
+            case .cleared: binds.append(cleared)
+            case .puts_of: binds.append(putsOf)
+            case .put_collections: binds.append(putCollections)
+            case .put_keys: binds.append(putKeys)
+            case .objects: binds.append(objects)
+            case .metadata: binds.append(metadata)
+            case .has_metadata: binds.append(hasMetadata)
+            case .removed_of: binds.append(removedOf)
+            case .removed_collections: binds.append(removedCollections)
+            case .removed_keys: binds.append(removedKeys)
+            case .written_of: binds.append(writtenOf)
+            case .written_collections: binds.append(writtenCollections)
+            case .written_keys: binds.append(writtenKeys)
+            }
+        }
+        return binds
     }
 }
 
@@ -140,5 +217,12 @@ extension PrimarySQL {
             return placeholder
         }
         return PostgresQuery(unsafeSQL: text, binds: binds)
+    }
+}
+
+extension ReplicatedCommit {
+    /// About how many bytes the commit sends: its keys and values.
+    var payloadSize: Int {
+        rows.reduce(0) { $0 + $1.collection.utf8.count + $1.key.utf8.count + ($1.object?.count ?? 0) + ($1.metadata?.count ?? 0) }
     }
 }

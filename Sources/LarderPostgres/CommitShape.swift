@@ -1,10 +1,8 @@
 /// What a commit statement has to check and change, so that it holds only those parts (see
 /// ``PrimarySQL/commit(_:bind:)``), and the values it binds.
 struct CommitShape {
-    /// A value the statement (or the commit procedure) binds, once each.
+    /// A value the statement binds, once each.
     enum Value: Hashable {
-        /// Only the procedure takes it; the statement's shape says it.
-        case readsEverything
         case position, readCollections, readKeyCollections, readKeys
         case removesEverything, cleared, putCollections, putKeys, objects, metadata, hasMetadata
         case removedCollections, removedKeys, writtenCollections, writtenKeys, record, token, positionToken

@@ -271,29 +271,64 @@ actor PrimaryClient {
         case foreign
     }
 
-    /// Sends `record` as a commit made on top of `position` (whose token the replica holds as
-    /// `positionToken`), with what the transaction read, and returns once the primary has
-    /// committed it or refused it.
+    /// A commit a replica sends: what its transaction changed and read, and the position it ran
+    /// on with that position's token.
+    struct CommitRequest: Sendable {
+        var commit: ReplicatedCommit
+        var reads: ReadSet
+        var position: UInt64
+        var positionToken: String?
+    }
+
+    /// Sends `requests` as commits, each made on top of its position with what its transaction
+    /// read, and returns, for each, once the primary has committed it or refused it.
     ///
-    /// The commit runs in a serializable transaction of its own, through the commit procedure
-    /// (one round trip) or, where there is none, as a statement between `BEGIN` and `COMMIT`;
-    /// either way it is acknowledged only once its `COMMIT` has completed: PostgreSQL can refuse
-    /// a serializable transaction at `COMMIT`, and an autocommit statement's commit comes after
-    /// its rows, where PostgresNIO no longer looks. A refusal on serializability (another commit
-    /// was being made) is a retry, wherever it comes.
-    /// - Throws: ``LarderError/Code/primaryUnavailable`` when the primary cannot be reached or
-    ///   does not answer before `COMMIT` is sent (nothing was committed);
-    ///   ``LarderError/Code/commitOutcomeUnknown`` when the connection broke, or the deadline
-    ///   passed, after `COMMIT` was sent and the outcome cannot be found;
-    ///   ``LarderError/Code/replicaMismatch`` when the primary's history is not the replica's;
-    ///   ``LarderError/Code/primaryRefused``.
-    func commit(_ record: ReplicatedCommit, reads: ReadSet, basedOn position: UInt64, positionToken: String?) async throws -> CommitOutcome {
-        let token = UUID().uuidString.lowercased()
-        let arguments = try CommitArguments(record, reads: reads, position: position, positionToken: positionToken, token: token)
-        if try await commitProcedureAvailable() {
-            if let outcome = try await commitByProcedure(arguments) { return outcome }
+    /// They go together, in one round trip and one transaction, through the commit procedure;
+    /// where there is none, one after the other, each as a statement between `BEGIN` and
+    /// `COMMIT`. Either way each is acknowledged only once its `COMMIT` has completed: PostgreSQL
+    /// can refuse a transaction at `COMMIT`, and an autocommit statement's commit comes after its
+    /// rows, where PostgresNIO no longer looks. A refusal on serializability (another commit was
+    /// being made) is a retry, wherever it comes. Each request is checked on its own: one
+    /// refused on a conflict does not keep the others from being made.
+    ///
+    /// Each result's failure is ``LarderError/Code/primaryUnavailable`` when the primary cannot
+    /// be reached or does not answer before `COMMIT` is sent (nothing was committed);
+    /// ``LarderError/Code/commitOutcomeUnknown`` when the connection broke, or the deadline
+    /// passed, after `COMMIT` was sent and the outcome cannot be found;
+    /// ``LarderError/Code/replicaMismatch`` when the primary's history is not the replica's;
+    /// ``LarderError/Code/primaryRefused``; ``LarderError/Code/invalidConfiguration`` for a key
+    /// PostgreSQL cannot hold.
+    func commit(_ requests: [CommitRequest]) async -> [Result<CommitOutcome, LarderError>] {
+        var results = [Result<CommitOutcome, LarderError>?](repeating: nil, count: requests.count)
+        var sent: [(index: Int, arguments: CommitArguments)] = []
+        for (index, request) in requests.enumerated() {
+            do {
+                let arguments = try CommitArguments(request.commit, reads: request.reads, position: request.position,
+                                                    positionToken: request.positionToken, token: UUID().uuidString.lowercased())
+                sent.append((index, arguments))
+            } catch {
+                results[index] = .failure(Self.failure(error, operation: "commit", configuration: configuration))
+            }
         }
-        return try await commitByStatement(arguments)
+        do {
+            if !sent.isEmpty, try await commitProcedureAvailable(),
+               let outcomes = try await commitByProcedure(CommitBatch(sent.map(\.arguments))) {
+                for (place, outcome) in outcomes.enumerated() { results[sent[place].index] = .success(outcome) }
+                sent = []
+            }
+        } catch {
+            let failure = Self.failure(error, operation: "commit", configuration: configuration)
+            for (index, _) in sent { results[index] = .failure(failure) }
+            sent = []
+        }
+        for (index, arguments) in sent {
+            do {
+                results[index] = .success(try await commitByStatement(arguments))
+            } catch {
+                results[index] = .failure(Self.failure(error, operation: "commit", configuration: configuration))
+            }
+        }
+        return results.map { $0! }
     }
 
     // MARK: Committing through the procedure
@@ -320,16 +355,17 @@ actor PrimaryClient {
         return procedureAvailable ?? false
     }
 
-    /// Sends the commit as one `CALL` of the commit procedure (see
-    /// ``PrimarySQL/commitProcedure``); `nil` when the engine refused the call itself, which
-    /// then commits by statement from now on.
+    /// Sends the batch as one `CALL` of the commit procedure (see
+    /// ``PrimarySQL/commitProcedure``) and returns each commit's outcome; `nil` when the engine
+    /// refused the call itself, which then commits by statement from now on.
     ///
     /// The call's row comes only once the procedure's `COMMIT` completed, so it is read to its
     /// end before anything is concluded: a serialization failure there arrives as the call's
     /// error, and is a retry. A connection that breaks (or a deadline that passes) once the call
-    /// was sent is the same whether the procedure committed or not: the token says which.
-    private func commitByProcedure(_ arguments: CommitArguments) async throws -> CommitOutcome? {
-        let query = PostgresQuery(unsafeSQL: sql.callCommit, binds: arguments.procedureBindings())
+    /// was sent is the same whether the procedure committed or not: the tokens say which (the
+    /// batch is one transaction: made whole or not at all).
+    private func commitByProcedure(_ batch: CommitBatch) async throws -> [CommitOutcome]? {
+        let query = PostgresQuery(unsafeSQL: sql.callCommit, binds: batch.bindings())
         return try await exclusively {
             var brokenBeforeSent = 0, insideTransaction = 0, endedBackends = 0
             while true {
@@ -339,15 +375,18 @@ actor PrimaryClient {
                 } catch {
                     throw Self.failure(error, operation: "commit", configuration: configuration)
                 }
-                let decision: Decision
+                let decisions: [Decision]
                 do {
-                    decision = try await onConnection(pinned: connection) { connection, logger in
-                        var decision = Decision.conflict
-                        for try await (number, hit, behind, ahead, diverged) in try await connection.query(query, logger: logger)
-                            .decode((Int64?, Bool?, Bool?, Bool?, Bool?).self) {
-                            decision = Self.decision(number: number, hit: hit ?? false, behind: behind ?? false, ahead: ahead ?? false, foreign: diverged ?? false)
+                    decisions = try await onConnection(pinned: connection) { connection, logger in
+                        var decisions: [Decision] = []
+                        for try await (numbers, hits, behind, ahead, diverged) in try await connection.query(query, logger: logger)
+                            .decode(([Int64], [Bool], [Bool], [Bool], [Bool]).self) {
+                            decisions = numbers.indices.map { index in
+                                Self.decision(number: numbers[index] > 0 ? numbers[index] : nil, hit: hits[index], behind: behind[index],
+                                              ahead: ahead[index], foreign: diverged[index])
+                            }
                         }
-                        return decision
+                        return decisions
                     }
                 } catch is ConnectionLost {
                     // The connection closed before the call was sent: nothing was committed.
@@ -377,10 +416,13 @@ actor PrimaryClient {
                         break
                     }
                     if error is DeadlinePassed || Self.isConnectionFailure(error) {
-                        switch await lookUp(token: arguments.token) {
-                        case .made(let number):
-                            return .committed(number: number, token: arguments.token)
-                        case .notMade where Self.backendEnded(error) && endedBackends < 3:
+                        switch await lookUp(tokens: batch.tokens) {
+                        case .answered(let made) where !made.isEmpty:
+                            // The batch's transaction committed: what it did not make, it refused.
+                            return batch.commits.map { commit in
+                                made[commit.token].map { .committed(number: $0, token: commit.token) } ?? .conflict
+                            }
+                        case .answered where Self.backendEnded(error) && endedBackends < 3:
                             // The server said it ended the backend that ran the call: its
                             // transaction was committed before (and the log would show it) or
                             // ended with it. Not in the log, so not made: send it again.
@@ -395,13 +437,20 @@ actor PrimaryClient {
                     }
                     throw Self.failure(error, operation: "commit", configuration: configuration)
                 }
-                switch decision {
-                case .made(let number): return .committed(number: number, token: arguments.token)
-                case .conflict: return .conflict
-                case .behind: return .behind
-                case .ahead: throw Self.primaryLostCommits(arguments.position)
-                case .foreign: throw Self.foreignHistory(arguments.position)
+                guard decisions.count == batch.commits.count else {
+                    throw LarderError(.primaryRefused, "the commit procedure answered \(decisions.count) outcomes for \(batch.commits.count) commits", operation: "commit")
                 }
+                var outcomes: [CommitOutcome] = []
+                for (decision, commit) in zip(decisions, batch.commits) {
+                    switch decision {
+                    case .made(let number): outcomes.append(.committed(number: number, token: commit.token))
+                    case .conflict: outcomes.append(.conflict)
+                    case .behind: outcomes.append(.behind)
+                    case .ahead: throw Self.primaryLostCommits(commit.position)
+                    case .foreign: throw Self.foreignHistory(commit.position)
+                    }
+                }
+                return outcomes
             }
         }
     }
@@ -514,30 +563,30 @@ actor PrimaryClient {
     /// The number of the commit sent with `token`, if the primary has it; `nil` when it has not
     /// or cannot be asked (a new connection, within the request timeout).
     private func committedNumber(ofToken token: String) async throws -> UInt64? {
-        if case .made(let number) = await lookUp(token: token) { return number }
+        if case .answered(let made) = await lookUp(tokens: [token]) { return made[token] }
         return nil
     }
 
-    /// What the primary's log says of a commit sent with a token.
+    /// What the primary's log says of commits sent with some tokens.
     enum TokenLookup: Equatable {
-        /// The log holds it, under this number.
-        case made(UInt64)
-        /// The primary answered: the log does not hold it.
-        case notMade
+        /// The primary answered: the commits it holds, by token, with their numbers.
+        case answered([String: UInt64])
         /// The primary could not be asked (a new connection, within the request timeout).
         case unanswered
     }
 
-    /// Looks the commit sent with `token` up in the primary's log.
-    private func lookUp(token: String) async -> TokenLookup {
+    /// Looks the commits sent with `tokens` up in the primary's log.
+    private func lookUp(tokens: [String]) async -> TokenLookup {
         var binds = PostgresBindings()
-        binds.append(token)
-        let query = PostgresQuery(unsafeSQL: sql.committedToken, binds: binds)
+        binds.append(tokens)
+        let query = PostgresQuery(unsafeSQL: sql.committedTokens, binds: binds)
         do {
             return try await onConnection { connection, logger in
-                var number: Int64?
-                for try await value in try await connection.query(query, logger: logger).decode(Int64.self) { number = value }
-                return number.map { .made(UInt64($0)) } ?? .notMade
+                var made: [String: UInt64] = [:]
+                for try await (token, number) in try await connection.query(query, logger: logger).decode((String, Int64).self) {
+                    made[token] = UInt64(number)
+                }
+                return .answered(made)
             }
         } catch {
             return .unanswered

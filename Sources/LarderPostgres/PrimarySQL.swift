@@ -6,9 +6,10 @@
 /// left out when the configuration says the engine has no LISTEN/NOTIFY
 /// (``PrimaryConfiguration/notifies``); replicas then learn of commits by polling.
 ///
-/// One stored procedure, ``commitProcedure``, makes a commit in one round trip where the engine
-/// has procedures that end transactions (PostgreSQL 11 and later); where it cannot be made, the
-/// replica commits with ``commit(_:bind:)`` inside `BEGIN` … `COMMIT` (three round trips).
+/// One stored procedure, ``commitProcedure``, makes a batch of commits in one round trip where
+/// the engine has procedures that end transactions (PostgreSQL 11 and later); where it cannot be
+/// made, the replica commits one commit at a time with ``commit(_:bind:)`` inside `BEGIN` …
+/// `COMMIT` (three round trips each).
 struct PrimarySQL {
     let head: String
     let objects: String
@@ -25,7 +26,7 @@ struct PrimarySQL {
 
     init(prefix: String, notifies: Bool = true) {
         self.notifies = notifies
-        procedure = "\(prefix)_commit_v1\(notifies ? "" : "_quiet")"
+        procedure = "\(prefix)_commit_v2\(notifies ? "" : "_quiet")"
         head = "\(prefix)_head"
         objects = "\(prefix)_objects"
         log = "\(prefix)_log"
@@ -43,7 +44,20 @@ struct PrimarySQL {
             "CREATE TABLE IF NOT EXISTS \(writes) (position bigint NOT NULL, collection text NOT NULL, key text NOT NULL, PRIMARY KEY (collection, key, position))",
             "CREATE INDEX IF NOT EXISTS \(writes)_by_position ON \(writes) (position)",
             "CREATE INDEX IF NOT EXISTS \(writes)_by_collection ON \(writes) (collection, position)",
+            // The commits that removed everything, which conflict with every read: few, so a
+            // small index whose last entry is read in one step.
+            "CREATE INDEX IF NOT EXISTS \(log)_removals_of_everything ON \(log) (position) WHERE removed_everything",
         ]
+    }
+
+    /// The number of the last commit the log holds that removed everything (0 for none). Every
+    /// check is written so that its plan is an index lookup whatever the table's statistics say:
+    /// the commit procedure keeps one plan per statement for the session, made when the log was
+    /// small, and `EXISTS (… WHERE position > p …)` planned as a scan of a log grown since
+    /// made every commit read the whole log (measured: commits per second halved within
+    /// seconds). `max` of an indexed column is always read from the index's end.
+    var lastRemovalOfEverything: String {
+        "coalesce((SELECT max(l.position) FROM \(log) l WHERE l.removed_everything), 0)"
     }
 
     /// Makes the head row with identity $1 unless there is one.
@@ -79,9 +93,9 @@ struct PrimarySQL {
     /// only once that `COMMIT` has completed.
     func commit(_ shape: CommitShape, bind: (CommitShape.Value) -> String) -> String {
         let position = bind(.position)
-        var hits = ["EXISTS (SELECT 1 FROM \(log) l WHERE l.position > \(position) AND l.removed_everything)"]
+        var hits = ["\(lastRemovalOfEverything) > \(position)"]
         if shape.readsEverything {
-            hits = ["EXISTS (SELECT 1 FROM \(log) l WHERE l.position > \(position))"]
+            hits = ["h.position > \(position)"]
         } else {
             if shape.readsCollections {
                 hits.append("EXISTS (SELECT 1 FROM \(writes) w WHERE w.collection = ANY(\(bind(.readCollections))) AND w.position > \(position))")
@@ -162,78 +176,115 @@ struct PrimarySQL {
     /// Makes the commit procedure unless it exists (a `DO` block, so that replicas racing to
     /// make it fail on the catalog's unique index at worst, which ``PrimaryClient`` retries).
     ///
-    /// `CALL <procedure>(…)` makes a commit in one round trip: the procedure ends the call's own
-    /// transaction, runs the commit in a serializable transaction of its own, and ends that with
-    /// `COMMIT` — which it awaits, inside the call — before the call returns its row. So a
-    /// returned number is a made commit; a serialization failure at that `COMMIT` (40001)
-    /// reaches the caller as the call's error, before any row; a conflict returns no number,
-    /// with what it found, and the transaction rolled back. The steps and their meaning are
-    /// those of ``commit(_:bind:)``, as statements of their own whose plans PostgreSQL keeps for
-    /// the session; each step a commit does not need is skipped. The parameters are
-    /// ``CommitShape/Value``'s, in ``procedureArguments``'s order, then the five results.
+    /// `CALL <procedure>(…)` makes a batch of commits — those a replica's concurrent writers
+    /// sent while its previous batch was on the wire — in one round trip and one transaction:
+    ///
+    /// - It ends the call's own transaction and runs the batch in a transaction of its own whose
+    ///   first step locks the head row (`FOR UPDATE`). Every commit, of every replica, takes that
+    ///   lock first, so commits are made one batch at a time, in the order of the lock; the
+    ///   transaction is `READ COMMITTED`, so each step after the lock sees every commit made
+    ///   before it. (No serialization failure between replicas: a batch waits for the one
+    ///   before it instead of failing and being sent again. The three-round-trip commit, and
+    ///   older Larder versions, update the head row under serializable isolation, so a commit of
+    ///   theirs and a batch still exclude each other.)
+    /// - Each commit of the batch is checked on its own, as ``commit(_:bind:)`` says, against
+    ///   every commit after its position — those made earlier in the same batch included — and
+    ///   is made (the next number, its rows, its marks, its log row) or refused, without
+    ///   affecting the others. A commit whose replica's history is not the primary's (`ahead`,
+    ///   `diverged`) refuses the whole batch: its replica stops.
+    /// - It ends with `COMMIT`, awaited inside the call, before the call returns its row: a
+    ///   returned number is a made commit.
+    ///
+    /// The arguments are ``BatchColumn``'s, in order: one element per commit for the first six,
+    /// then the rows of every commit with, in each group's first array, the (1-based) commit
+    /// they belong to. The results are one element per commit: its number (0 when not made),
+    /// `hit`, `behind`, `ahead`, `diverged`.
     var commitProcedure: String {
-        """
+        let parameters = BatchColumn.allCases.map { "p_\($0.rawValue) \($0.sqlType)" }.joined(separator: ", ")
+        return """
         DO $make$
         BEGIN
           IF NOT EXISTS (SELECT 1 FROM pg_proc WHERE proname = '\(procedure)' AND pronamespace = current_schema()::regnamespace) THEN
             CREATE PROCEDURE \(procedure)(
-              p_position bigint, p_reads_everything boolean, p_read_collections text[], p_read_key_collections text[], p_read_keys text[],
-              p_removes_everything boolean, p_cleared text[], p_put_collections text[], p_put_keys text[],
-              p_objects bytea[], p_metadata bytea[], p_has_metadata boolean[],
-              p_removed_collections text[], p_removed_keys text[], p_written_collections text[], p_written_keys text[],
-              p_record bytea, p_token text, p_position_token text,
-              INOUT o_number bigint DEFAULT NULL, INOUT o_hit boolean DEFAULT NULL, INOUT o_behind boolean DEFAULT NULL,
-              INOUT o_ahead boolean DEFAULT NULL, INOUT o_diverged boolean DEFAULT NULL)
+              \(parameters),
+              INOUT o_numbers bigint[] DEFAULT NULL, INOUT o_hits boolean[] DEFAULT NULL, INOUT o_behind boolean[] DEFAULT NULL,
+              INOUT o_ahead boolean[] DEFAULT NULL, INOUT o_diverged boolean[] DEFAULT NULL)
             LANGUAGE plpgsql AS $body$
             #variable_conflict use_column
             DECLARE
               head_position bigint;
               head_retained_from bigint;
+              i integer;
+              p bigint;
+              hit boolean;
+              behind boolean;
+              ahead boolean;
+              diverged boolean;
+              made integer := 0;
+              foreign_history boolean := false;
             BEGIN
               COMMIT;
-              SET TRANSACTION ISOLATION LEVEL SERIALIZABLE;
-              SELECT h.position, h.retained_from INTO head_position, head_retained_from FROM \(head) h WHERE h.id = 1;
-              o_behind := p_position + 1 < head_retained_from;
-              o_ahead := p_position > head_position;
-              IF p_reads_everything THEN
-                o_hit := EXISTS (SELECT 1 FROM \(log) l WHERE l.position > p_position);
-              ELSE
-                o_hit := EXISTS (SELECT 1 FROM \(log) l WHERE l.position > p_position AND l.removed_everything);
-                IF NOT o_hit AND cardinality(p_read_collections) > 0 THEN
-                  o_hit := EXISTS (SELECT 1 FROM \(writes) w WHERE w.collection = ANY(p_read_collections) AND w.position > p_position);
+              SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
+              SELECT h.position, h.retained_from INTO head_position, head_retained_from FROM \(head) h WHERE h.id = 1 FOR UPDATE;
+              o_numbers := '{}'; o_hits := '{}'; o_behind := '{}'; o_ahead := '{}'; o_diverged := '{}';
+              FOR i IN 1 .. coalesce(cardinality(p_positions), 0) LOOP
+                p := p_positions[i];
+                behind := p + 1 < head_retained_from;
+                ahead := p > head_position;
+                IF p_reads_everything[i] THEN
+                  hit := head_position > p;
+                ELSE
+                  hit := \(lastRemovalOfEverything) > p;
+                  IF NOT hit AND cardinality(p_read_collections) > 0 THEN
+                    hit := EXISTS (SELECT 1 FROM unnest(p_read_collections_of, p_read_collections) AS r(n, c)
+                                   WHERE r.n = i AND EXISTS (SELECT 1 FROM \(writes) w WHERE w.collection = r.c AND w.position > p));
+                  END IF;
+                  IF NOT hit AND cardinality(p_read_keys) > 0 THEN
+                    hit := EXISTS (SELECT 1 FROM unnest(p_read_keys_of, p_read_key_collections, p_read_keys) AS r(n, c, k)
+                                   WHERE r.n = i AND EXISTS (SELECT 1 FROM \(writes) w WHERE w.collection = r.c AND w.key IN (r.k, '') AND w.position > p));
+                  END IF;
                 END IF;
-                IF NOT o_hit AND cardinality(p_read_keys) > 0 THEN
-                  o_hit := EXISTS (SELECT 1 FROM unnest(p_read_key_collections, p_read_keys) AS r(c, k)
-                                   WHERE EXISTS (SELECT 1 FROM \(writes) w WHERE w.collection = r.c AND w.key IN (r.k, '') AND w.position > p_position));
+                diverged := p_position_tokens[i] <> ''
+                  AND EXISTS (SELECT 1 FROM \(log) l WHERE l.position = p AND l.token <> p_position_tokens[i]);
+                foreign_history := foreign_history OR ahead OR diverged;
+                o_hits := o_hits || hit; o_behind := o_behind || behind; o_ahead := o_ahead || ahead; o_diverged := o_diverged || diverged;
+                IF hit OR behind OR ahead OR diverged OR head_position IS NULL OR foreign_history THEN
+                  o_numbers := o_numbers || 0::bigint;
+                  CONTINUE;
                 END IF;
-              END IF;
-              o_diverged := p_position_token IS NOT NULL
-                AND EXISTS (SELECT 1 FROM \(log) l WHERE l.position = p_position AND l.token <> p_position_token);
-              IF o_hit OR o_behind OR o_ahead OR o_diverged OR head_position IS NULL THEN
+                head_position := head_position + 1;
+                made := made + 1;
+                o_numbers := o_numbers || head_position;
+                IF p_removes_everything[i] THEN
+                  DELETE FROM \(objects);
+                ELSIF cardinality(p_cleared) > 0 THEN
+                  DELETE FROM \(objects) o USING unnest(p_cleared_of, p_cleared) AS r(n, c) WHERE r.n = i AND o.collection = r.c;
+                END IF;
+                IF cardinality(p_removed_keys) > 0 THEN
+                  DELETE FROM \(objects) o USING unnest(p_removed_of, p_removed_collections, p_removed_keys) AS r(n, c, k)
+                  WHERE r.n = i AND o.collection = r.c AND o.key = r.k;
+                END IF;
+                IF cardinality(p_put_keys) > 0 THEN
+                  INSERT INTO \(objects) (collection, key, object, metadata)
+                  SELECT r.c, r.k, r.o, CASE WHEN r.hm THEN r.m END
+                  FROM unnest(p_puts_of, p_put_collections, p_put_keys, p_objects, p_metadata, p_has_metadata) AS r(n, c, k, o, m, hm)
+                  WHERE r.n = i
+                  ON CONFLICT (collection, key) DO UPDATE SET object = excluded.object, metadata = excluded.metadata;
+                END IF;
+                INSERT INTO \(writes) (position, collection, key)
+                SELECT head_position, r.c, r.k FROM unnest(p_written_of, p_written_collections, p_written_keys) AS r(n, c, k)
+                WHERE r.n = i
+                ON CONFLICT DO NOTHING;
+                INSERT INTO \(log) (position, token, record, removed_everything)
+                VALUES (head_position, p_tokens[i], p_records[i], p_removes_everything[i]);
+              END LOOP;
+              IF foreign_history OR made = 0 THEN
+                o_numbers := array_fill(0::bigint, ARRAY[coalesce(cardinality(p_positions), 0)]);
                 ROLLBACK;
                 RETURN;
               END IF;
-              UPDATE \(head) SET position = position + 1 WHERE id = 1 RETURNING position INTO o_number;
-              IF p_removes_everything THEN
-                DELETE FROM \(objects);
-              ELSIF cardinality(p_cleared) > 0 THEN
-                DELETE FROM \(objects) o WHERE o.collection = ANY(p_cleared);
-              END IF;
-              IF cardinality(p_removed_keys) > 0 THEN
-                DELETE FROM \(objects) o USING unnest(p_removed_collections, p_removed_keys) AS r(c, k)
-                WHERE o.collection = r.c AND o.key = r.k;
-              END IF;
-              IF cardinality(p_put_keys) > 0 THEN
-                INSERT INTO \(objects) (collection, key, object, metadata)
-                SELECT r.c, r.k, r.o, CASE WHEN r.hm THEN r.m END
-                FROM unnest(p_put_collections, p_put_keys, p_objects, p_metadata, p_has_metadata) AS r(c, k, o, m, hm)
-                ON CONFLICT (collection, key) DO UPDATE SET object = excluded.object, metadata = excluded.metadata;
-              END IF;
-              INSERT INTO \(writes) (position, collection, key)
-              SELECT o_number, r.c, r.k FROM unnest(p_written_collections, p_written_keys) AS r(c, k)
-              ON CONFLICT DO NOTHING;
-              INSERT INTO \(log) (position, token, record, removed_everything) VALUES (o_number, p_token, p_record, p_removes_everything);
-              \(notifies ? "PERFORM pg_notify('\(channel)', o_number::text);" : "")
+              UPDATE \(head) SET position = head_position WHERE id = 1;
+              \(notifies ? "PERFORM pg_notify('\(channel)', head_position::text);" : "")
               COMMIT;
             END
             $body$;
@@ -243,22 +294,38 @@ struct PrimarySQL {
         """
     }
 
-    /// The call of the commit procedure, its arguments bound as `bind` numbers them, in
-    /// ``procedureArguments``'s order.
+    /// The call of the commit procedure, its arguments bound in ``BatchColumn``'s order.
     var callCommit: String {
-        let arguments = Self.procedureArguments.enumerated().map { "$\($0.offset + 1)::\(CommitArguments.sqlType(of: $0.element))" }
+        let arguments = BatchColumn.allCases.enumerated().map { "$\($0.offset + 1)::\($0.element.sqlType)" }
         return "CALL \(procedure)(\(arguments.joined(separator: ", ")), NULL, NULL, NULL, NULL, NULL)"
     }
 
-    /// The procedure's arguments, in order.
-    static let procedureArguments: [CommitShape.Value] = [
-        .position, .readsEverything, .readCollections, .readKeyCollections, .readKeys,
-        .removesEverything, .cleared, .putCollections, .putKeys, .objects, .metadata, .hasMetadata,
-        .removedCollections, .removedKeys, .writtenCollections, .writtenKeys, .record, .token, .positionToken,
-    ]
+    /// The commit procedure's parameters, in order (each named `p_<raw value>`).
+    enum BatchColumn: String, CaseIterable {
+        // One element per commit.
+        case positions, reads_everything, removes_everything, records, tokens, position_tokens
+        // One element per row; `…_of` holds the commit of each.
+        case read_collections_of, read_collections
+        case read_keys_of, read_key_collections, read_keys
+        case cleared_of, cleared
+        case puts_of, put_collections, put_keys, objects, metadata, has_metadata
+        case removed_of, removed_collections, removed_keys
+        case written_of, written_collections, written_keys
 
-    /// The commit with token $1, if it was made.
-    var committedToken: String { "SELECT position FROM \(log) WHERE token = $1" }
+        var sqlType: String {
+            switch self {
+            case .positions: "bigint[]"
+            case .reads_everything, .removes_everything, .has_metadata: "boolean[]"
+            case .records, .objects, .metadata: "bytea[]"
+            case .read_collections_of, .read_keys_of, .cleared_of, .puts_of, .removed_of, .written_of: "integer[]"
+            case .tokens, .position_tokens, .read_collections, .read_key_collections, .read_keys, .cleared,
+                 .put_collections, .put_keys, .removed_collections, .removed_keys, .written_collections, .written_keys: "text[]"
+            }
+        }
+    }
+
+    /// The commits among the tokens $1 that were made, with their numbers.
+    var committedTokens: String { "SELECT token, position FROM \(log) WHERE token = ANY($1::text[])" }
 
     /// Up to $2 commits after $1, in order, with their tokens, the head, the token of the
     /// commit at $1 (null when the log does not hold it) and the primary's identity: one row

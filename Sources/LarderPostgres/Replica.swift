@@ -84,6 +84,7 @@ public final class Replica: Sendable {
     private let following = Mutex<Following?>(nil)
     private let counters = Mutex(Statistics())
     private let lastError = Mutex<LarderError?>(nil)
+    private let outbox = Mutex(Outbox())
 
     /// What a replica has done since it was opened.
     public struct Statistics: Sendable, Equatable {
@@ -95,8 +96,14 @@ public final class Replica: Sendable {
         public var bootstraps = 0
         /// Time the writes spent running their closures on the replica (every run).
         public var closureTime: Duration = .zero
-        /// Time the writes spent waiting for the primary's answer to their commits.
+        /// Time the writes spent waiting for the primary's answer to their commits (with the
+        /// time they waited for the batch before theirs).
         public var primaryTime: Duration = .zero
+        /// Batches of commits sent to the primary: the commits that this replica's writers made
+        /// while a batch was on the wire go together in the next one.
+        public var batches = 0
+        /// The most commits sent in one batch.
+        public var largestBatch = 0
         /// Time the writes spent waiting, once committed, for the replica to show their commit.
         public var applyTime: Duration = .zero
         /// Times the follower (or a trim of the primary's log) failed; the last failure is
@@ -295,29 +302,29 @@ public final class Replica: Sendable {
             let rehearsed = clock.now
             counters.withLock { $0.closureTime += rehearsed - started }
             guard let commit = rehearsal.commit else { return rehearsal.value }
-            let outcome: PrimaryClient.CommitOutcome
-            do {
-                outcome = try await writer.commit(commit, reads: rehearsal.reads, basedOn: rehearsal.position, positionToken: rehearsal.token)
-            } catch let error as LarderError where error.code == .replicaMismatch {
-                await applier.stop(error)
-                await noteFailure(error)
-                throw error
-            }
+            let sent = await send(PrimaryClient.CommitRequest(commit: commit, reads: rehearsal.reads, position: rehearsal.position,
+                                                              positionToken: rehearsal.token))
             let answered = clock.now
             counters.withLock { $0.primaryTime += answered - rehearsed }
-            switch outcome {
-            case .committed(let number, let token):
+            switch sent.outcome {
+            case .failure(let error):
+                if error.code == .replicaMismatch {
+                    await applier.stop(error)
+                    await noteFailure(error)
+                }
+                throw error
+            case .success(.committed(let number, _)):
                 let now = Date()
                 counters.withLock {
                     $0.commits += 1
                     $0.primaryPosition = max($0.primaryPosition, number)
                     $0.lastPrimaryContact = now
                 }
-                await showOwnCommit(number, commit: commit, token: token)
+                await sent.shown?.value
                 counters.withLock { $0.applyTime += clock.now - answered }
                 await trimLog(after: number)
                 return rehearsal.value
-            case .conflict, .behind:
+            case .success(.conflict), .success(.behind):
                 counters.withLock { $0.conflicts += 1 }
                 try await catchUp()
             }
@@ -325,18 +332,92 @@ public final class Replica: Sendable {
         throw LarderError(.writeConflict, "the write conflicted with other replicas' commits on each of its \(configuration.maxAttempts) attempts", operation: "Replica.write")
     }
 
-    /// Brings the replica to its own commit `number`, which the primary has made. Applying it
-    /// can need the commits before it, fetched from the primary; when that fails (the primary
-    /// went away just after it committed), the write has still been made, and must not look
-    /// as if it had not: it returns, the failure is noted (``lastFollowError``, an event), and
-    /// the replica shows the commit once it reaches the primary again. Tries a few times first,
-    /// for up to one request timeout, so that the writer reads its write in all but that case.
-    private func showOwnCommit(_ number: UInt64, commit: ReplicatedCommit, token: String) async {
+    // MARK: Sending commits together
+
+    /// The commits waiting to be sent, and whether a batch is on the wire.
+    private struct Outbox: Sendable {
+        var waiting: [(request: PrimaryClient.CommitRequest, reply: CheckedContinuation<Sent, Never>)] = []
+        var sending = false
+    }
+
+    /// What became of a commit sent to the primary: its answer and, for a made commit, the task
+    /// that shows it on the replica (with the others of its batch).
+    private struct Sent: Sendable {
+        var outcome: Result<PrimaryClient.CommitOutcome, LarderError>
+        var shown: Task<Void, Never>?
+    }
+
+    /// The most commits sent in one batch, and the most bytes of values (a commit bigger than
+    /// that goes alone).
+    private static let batchLimit = 64
+    private static let batchBytes = 8 << 20
+
+    /// Sends `request` to the primary with the others that writers of this replica send while a
+    /// batch is on the wire (group commit across the wire): while one batch is out, the commits
+    /// that arrive wait, and go together, in one round trip and one transaction of the
+    /// primary, when it is back. A lone writer's commit goes at once. Each commit is still
+    /// checked on its own (``PrimaryClient/commit(_:)``).
+    private func send(_ request: PrimaryClient.CommitRequest) async -> Sent {
+        await withCheckedContinuation { reply in
+            let starts = outbox.withLock { outbox in
+                outbox.waiting.append((request, reply))
+                defer { outbox.sending = true }
+                return !outbox.sending
+            }
+            if starts { Task { await self.sendBatches() } }
+        }
+    }
+
+    /// Sends the waiting commits, a batch at a time, until none is left. The commits a batch made
+    /// are shown on the replica by a task of their own (one local transaction), while the next
+    /// batch is on the wire; their writers wait for it.
+    private func sendBatches() async {
+        while true {
+            let batch = outbox.withLock { outbox in
+                var bytes = 0
+                var count = 0
+                for entry in outbox.waiting {
+                    let size = entry.request.commit.payloadSize
+                    guard count < Self.batchLimit, count == 0 || bytes + size <= Self.batchBytes else { break }
+                    bytes += size
+                    count += 1
+                }
+                defer {
+                    outbox.waiting.removeFirst(count)
+                    if count == 0 { outbox.sending = false }
+                }
+                return Array(outbox.waiting.prefix(count))
+            }
+            guard !batch.isEmpty else { return }
+            counters.withLock {
+                $0.batches += 1
+                $0.largestBatch = max($0.largestBatch, batch.count)
+            }
+            let results = await writer.commit(batch.map(\.request))
+            var made: [ReplicaApplier.OwnCommit] = []
+            for (entry, result) in zip(batch, results) {
+                if case .success(.committed(let number, let token)) = result { made.append((number, entry.request.commit, token)) }
+            }
+            let shown = made.isEmpty ? nil : Task { await self.showOwnCommits(made) }
+            for (entry, result) in zip(batch, results) {
+                entry.reply.resume(returning: Sent(outcome: result, shown: shown))
+            }
+        }
+    }
+
+    /// Brings the replica to its own commits `made`, which the primary has made. Applying them
+    /// can need the commits before them, fetched from the primary; when that fails (the primary
+    /// went away just after it committed), the writes have still been made, and must not look
+    /// as if they had not: their writers return, the failure is noted (``lastFollowError``, an
+    /// event), and the replica shows them once it reaches the primary again. Tries a few times
+    /// first, for up to one request timeout, so that the writers read their writes in all but
+    /// that case.
+    private func showOwnCommits(_ made: [ReplicaApplier.OwnCommit]) async {
         let giveUp = ContinuousClock.now + primary.requestTimeout
         var pause = Duration.milliseconds(20)
         while true {
             do {
-                try await applier.catchUp(through: number, own: (number, commit, token))
+                try await applier.catchUp(through: made.map(\.number).max(), own: made)
                 return
             } catch {
                 await noteFailure(error)

@@ -1,8 +1,12 @@
 import Larder
 
-/// Brings a replica's store to the primary's commits, strictly in order, one local commit per
-/// primary commit (so observers see each one as it was made), and re-bootstraps it from a
-/// snapshot of the primary's tables when it is behind what the log still holds.
+/// Brings a replica's store to the primary's commits, strictly in order, and re-bootstraps it
+/// from a snapshot of the primary's tables when it is behind what the log still holds.
+///
+/// The commits that arrive together (a fetch, a batch of the replica's own) are applied in one
+/// local transaction: one sync of the store for all of them, as a group commit of a plain store
+/// does. Observers see one changeset holding them all, with each one's commit information in
+/// order (``Changeset/commitInfo(as:)``).
 actor ReplicaApplier {
     let database: Database
     let client: PrimaryClient
@@ -27,12 +31,12 @@ actor ReplicaApplier {
     typealias OwnCommit = (number: UInt64, commit: ReplicatedCommit, token: String)
 
     /// Applies the primary's commits until the store shows commit `target` (every commit there
-    /// is now, without one). `own`, when given, is a commit this replica just made, applied
-    /// without fetching it.
+    /// is now, without one). `own` are commits this replica just made, applied without
+    /// fetching them.
     /// - Throws: the primary's errors; ``LarderError/Code/corruptValue`` for a commit that does not
     ///   decode (the replica then stops there: it never skips a commit);
     ///   ``LarderError/Code/replicaMismatch`` when the primary's history is not the replica's.
-    func catchUp(through target: UInt64? = nil, own: OwnCommit? = nil) async throws {
+    func catchUp(through target: UInt64? = nil, own: [OwnCommit] = []) async throws {
         // One catch-up at a time: the actor is reentrant at each await, and two catch-ups
         // fetching from the same position would apply the same commits twice.
         // Each one runs after the one before it.
@@ -48,16 +52,20 @@ actor ReplicaApplier {
     /// The newest catch-up, which runs after all the others.
     private var latest: Task<Void, any Error>?
 
-    private func run(through target: UInt64?, own: OwnCommit?) async throws {
+    private func run(through target: UInt64?, own: [OwnCommit]) async throws {
         if let divergence { throw divergence }
+        let ownByNumber = Dictionary(own.map { ($0.number, $0) }, uniquingKeysWith: { first, _ in first })
         while target.map({ position < $0 }) ?? true {
-            if let own, own.number <= position {
-                throw diverged(PrimaryClient.primaryLostCommits(position))
-            }
-            if let own, own.number == position + 1 {
-                // The primary made it on top of this replica's position after checking that
+            if ownByNumber[position + 1] != nil {
+                // The primary made them on top of this replica's position after checking that
                 // position's token: no fetch, no check.
-                try await apply([(own.number, own.commit, own.token)])
+                var next = position + 1
+                var commits: [(UInt64, ReplicatedCommit, String)] = []
+                while let commit = ownByNumber[next] {
+                    commits.append((next, commit.commit, commit.token))
+                    next += 1
+                }
+                try await apply(commits)
                 continue
             }
             let batch = try await client.commits(after: position, limit: 256)
@@ -97,25 +105,25 @@ actor ReplicaApplier {
         return error
     }
 
-    /// Applies consecutive commits, each in a local transaction of its own that records the new
-    /// position and its token with it. Stops at the first that does not follow what the store
-    /// shows (another process on the same store moved it), with ``position`` set to what the
-    /// store shows, so that the next fetch starts from there.
+    /// Applies consecutive commits in one local transaction, which records the new position and
+    /// its token with them. Skips those the store shows already and stops before the first that
+    /// does not follow (another process on the same store moved it), with ``position`` set to
+    /// what the store shows, so that the next fetch starts from there.
     private func apply(_ commits: [(UInt64, ReplicatedCommit, String)]) async throws {
-        for (number, commit, token) in commits {
-            let primary = self.primary
-            let shown = try await database.write { txn -> ReplicaState in
-                let current = try txn.replicaState() ?? ReplicaState(primary: primary, position: 0)
-                guard current.position == number - 1 else { return current }
+        let primary = self.primary
+        let shown = try await database.write { txn -> ReplicaState in
+            let shown = try txn.replicaState() ?? ReplicaState(primary: primary, position: 0)
+            var state = shown
+            for (number, commit, token) in commits where number > state.position {
+                guard number == state.position + 1 else { break }
                 try txn.apply(commit)
-                let state = ReplicaState(primary: primary, position: number, token: token)
-                try txn.setReplicaState(state)
-                return state
+                state = ReplicaState(primary: primary, position: number, token: token)
             }
-            position = shown.position
-            self.token = shown.token
-            guard shown.position == number else { return }
+            if state.position != shown.position { try txn.setReplicaState(state) }
+            return state
         }
+        position = shown.position
+        self.token = shown.token
     }
 
     /// Replaces the store's data by a snapshot of the primary's tables.

@@ -32,6 +32,16 @@ struct ReplicaBankTests {
         var lost = 0
         var appeared = 0
         var differences = 0
+        /// Batches the processes sent, and the largest (their writers commit together).
+        var batches = 0
+        var largestBatch = 0
+    }
+
+    /// The value of `name=` in a process's `statistics` line.
+    static func statistic(_ name: String, of run: ReplicaHelperRun) -> Int? {
+        run.values(after: "statistics ").last.flatMap { line in
+            line.split(separator: " ").first { $0.hasPrefix(name + "=") }.flatMap { Int($0.dropFirst(name.count + 1)) }
+        }
     }
 
     @Test("processes make transfers while backends are terminated and the primary restarts: no acknowledged transfer is lost, none refused appears, every replica equals the primary")
@@ -50,8 +60,10 @@ struct ReplicaBankTests {
             total.appeared += result.appeared
             total.differences += result.differences
             total.faults.merge(result.faults, uniquingKeysWith: +)
+            total.batches += result.batches
+            total.largestBatch = max(total.largestBatch, result.largestBatch)
         }
-        print("replica bank: \(rounds) rounds of \(seconds) s: \(total.acknowledged) transfers acknowledged, \(total.refused) refused, \(total.unknown) with unknown outcome (\(total.unknownMade) of them made); faults \(total.faults.sorted { $0.key < $1.key }); \(total.commits) commits; \(total.lost) acknowledged transfers lost, \(total.appeared) refused ones on the primary, \(total.differences) rows differing between a replica and the primary")
+        print("replica bank: \(rounds) rounds of \(seconds) s: \(total.acknowledged) transfers acknowledged, \(total.refused) refused, \(total.unknown) with unknown outcome (\(total.unknownMade) of them made); faults \(total.faults.sorted { $0.key < $1.key }); \(total.commits) commits in \(total.batches) batches (largest \(total.largestBatch)); \(total.lost) acknowledged transfers lost, \(total.appeared) refused ones on the primary, \(total.differences) rows differing between a replica and the primary")
     }
 
     static func runRound(_ round: Int, seconds: Int, processes count: Int) async throws -> Round {
@@ -107,6 +119,8 @@ struct ReplicaBankTests {
             let acks = run.values(after: "ack ")
             #expect(run.values(after: "done ") == [String(acks.count)], "round \(round), process \(index): \(run)")
             acknowledged.formUnion(acks)
+            result.batches += Self.statistic("batches", of: run) ?? 0
+            result.largestBatch = max(result.largestBatch, Self.statistic("largest-batch", of: run) ?? 0)
             refused.formUnion(run.values(after: "fail "))
             unknown.formUnion(run.values(after: "unknown "))
         }

@@ -91,7 +91,11 @@ struct ReplicaTests {
         await b.close()
     }
 
-    @Test func observersOfAnotherReplicaReceiveEachCommitsChangeset() async throws {
+    /// Observers of another replica see every commit's changes, in order, with its commit
+    /// information: in a changeset of its own, or with the commits applied with it (a replica
+    /// applies the commits it fetched together in one local transaction, whose changeset nets
+    /// them as any transaction's does).
+    @Test func observersOfAnotherReplicaReceiveEachCommitsChanges() async throws {
         let primary = try Primary()
         defer { primary.removeFiles() }
         let a = try await primary.open("a")
@@ -101,7 +105,7 @@ struct ReplicaTests {
             var seen: [(keys: Set<String>, info: [String])] = []
             for await changeset in stream {
                 seen.append((changeset.changedKeys(inCollection: "notes"), (try? changeset.commitInfo(as: String.self)) ?? []))
-                if seen.count == 2 { break }
+                if changeset.changedKeys(inCollection: "notes").contains("n2") { break }
             }
             return seen
         }
@@ -112,6 +116,7 @@ struct ReplicaTests {
         try await a.write { txn in
             try txn.setObject("two", forKey: "n2", inCollection: "notes")
             try txn.removeObject(forKey: "n1", inCollection: "notes")
+            try txn.setCommitInfo("second")
         }
         let seen = try await withThrowingTaskGroup(of: [(keys: Set<String>, info: [String])]?.self) { group in
             group.addTask { await received.value }
@@ -125,8 +130,61 @@ struct ReplicaTests {
             return first
         }
         let changesets = try #require(seen)
-        #expect(changesets.map(\.keys) == [["n1"], ["n1", "n2"]])
-        #expect(changesets.map(\.info) == [["first"], []])
+        #expect(changesets.flatMap(\.info) == ["first", "second"])
+        // Applied together, n1's insertion and removal net out to nothing (as in any transaction).
+        #expect(changesets.map(\.keys) == [["n1"], ["n1", "n2"]] || changesets.map(\.keys) == [["n2"]], "\(changesets)")
+        #expect(try await b.database.read { try $0.keys(inCollection: "notes") } == ["n2"])
+        await a.close()
+        await b.close()
+    }
+
+    /// Concurrent writers on one replica share round trips (issue 32, item 4: group commit
+    /// across the wire): the commits made while a batch is on the wire go together in the
+    /// next. Each is still checked on its own: increments of one counter, which conflict with
+    /// each other inside a batch, sum exactly; writes of keys of their own, in the same batches,
+    /// are made at once. Through the procedure and, one commit at a time, by statement.
+    @Test(arguments: [true, false])
+    func concurrentWritersShareRoundTripsAndEachIsCheckedOnItsOwn(byProcedure: Bool) async throws {
+        let primary = try Primary(usesCommitProcedure: byProcedure)
+        defer { primary.removeFiles() }
+        let a = try await primary.open("a")
+        let b = try await primary.open("b")
+        let (writers, perWriter) = (12, 8)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for writer in 0..<writers {
+                group.addTask {
+                    for step in 0..<perWriter {
+                        if writer % 2 == 0 {
+                            try await a.write { try $0.setObject(step, forKey: "w\(writer)-\(step)", inCollection: "own") }
+                            continue
+                        }
+                        while true {
+                            do {
+                                try await a.write { txn in
+                                    let total = try txn.object(forKey: "total", inCollection: "counters", as: Int.self) ?? 0
+                                    try txn.setObject(total + 1, forKey: "total", inCollection: "counters")
+                                }
+                                break
+                            } catch let error as LarderError where error.code == .writeConflict {
+                                continue
+                            }
+                        }
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        let statistics = a.statistics
+        #expect(statistics.commits == writers * perWriter)
+        #expect(statistics.largestBatch > 1, "no two commits went together: \(statistics)")
+        #expect(statistics.batches < statistics.commits + statistics.conflicts, "\(statistics)")
+        #expect(try a.position == UInt64(writers * perWriter))
+        #expect(try await a.database.read { try $0.object(forKey: "total", inCollection: "counters", as: Int.self) } == writers / 2 * perWriter)
+        #expect(try await a.database.read { try $0.numberOfKeys(inCollection: "own") } == writers / 2 * perWriter)
+        try await b.catchUp()
+        #expect(try Self.contents(of: b) == Self.contents(of: a))
+        let onPrimary = try primary.server.psql("SELECT count(*) FROM larder_objects", database: primary.configuration.database)
+        #expect(onPrimary == String(writers / 2 * perWriter + 1))
         await a.close()
         await b.close()
     }
@@ -673,7 +731,7 @@ struct ReplicaTests {
         let objects = try primary.server.psql("SELECT collection || '/' || key FROM larder_objects ORDER BY 1", database: primary.configuration.database)
         #expect(objects.split(separator: "\n").map(String.init) == ["e/z"], "\(objects)")
         let procedures = try primary.server.psql("SELECT proname FROM pg_proc WHERE proname LIKE 'larder_commit%'", database: primary.configuration.database)
-        #expect(procedures.split(separator: "\n").map(String.init) == (byProcedure ? ["larder_commit_v1"] : []), "\(procedures)")
+        #expect(procedures.split(separator: "\n").map(String.init) == (byProcedure ? ["larder_commit_v2"] : []), "\(procedures)")
         await a.close()
         await b.close()
     }
@@ -687,7 +745,7 @@ struct ReplicaTests {
         let a = try await primary.open("a", follows: false)
         let b = try await primary.open("b", follows: false)
         try await a.write { try $0.setObject(1, forKey: "n", inCollection: "c") }
-        _ = try primary.server.psql("DROP PROCEDURE larder_commit_v1", database: primary.configuration.database)
+        _ = try primary.server.psql("DROP PROCEDURE larder_commit_v2", database: primary.configuration.database)
         let runs = Mutex(0)
         try await a.write { txn in
             runs.withLock { $0 += 1 }

@@ -18,7 +18,7 @@ func openReplica(at path: String, url: String, _ configure: (inout Replica.Confi
 func sayStatistics(of replica: Replica) {
     let statistics = replica.statistics
     let position = (try? replica.position).map(String.init) ?? "?"
-    say("statistics commits=\(statistics.commits) conflicts=\(statistics.conflicts) bootstraps=\(statistics.bootstraps) position=\(position)")
+    say("statistics commits=\(statistics.commits) conflicts=\(statistics.conflicts) batches=\(statistics.batches) largest-batch=\(statistics.largestBatch) bootstraps=\(statistics.bootstraps) position=\(position)")
 }
 
 /// The sum of the balances of `accounts` in one snapshot of the replica's store.
