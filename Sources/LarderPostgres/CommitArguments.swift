@@ -19,6 +19,8 @@ struct CommitArguments: Sendable {
     var readsEverything: Bool
     var readCollections: [String]
     var readKeyCollections: [String] = [], readKeys: [String] = []
+    /// Whether it follows the commits before it in its batch (see ``PrimarySQL/commitProcedure``).
+    var chained = false
 
     /// - Throws: ``LarderError/Code/invalidConfiguration`` for a collection or key holding NUL,
     ///   which PostgreSQL's `text` cannot.
@@ -134,7 +136,7 @@ struct CommitBatch: Sendable {
     /// The bindings, in ``PrimarySQL/BatchColumn``'s order.
     func bindings() -> PostgresBindings {
         var positions: [Int64] = [], readsEverything: [Bool] = [], removesEverything: [Bool] = []
-        var records: [ByteBuffer] = [], tokens: [String] = [], positionTokens: [String] = []
+        var records: [ByteBuffer] = [], tokens: [String] = [], positionTokens: [String] = [], chained: [Bool] = []
         var readCollectionsOf: [Int32] = [], readCollections: [String] = []
         var readKeysOf: [Int32] = [], readKeyCollections: [String] = [], readKeys: [String] = []
         var clearedOf: [Int32] = [], cleared: [String] = []
@@ -149,6 +151,7 @@ struct CommitBatch: Sendable {
             removesEverything.append(commit.removesEverything)
             records.append(ByteBuffer(bytes: commit.record))
             tokens.append(commit.token)
+            chained.append(commit.chained)
             positionTokens.append(commit.positionToken ?? "")  // "": none to compare
             readCollectionsOf += repeatElement(place, count: commit.readCollections.count)
             readCollections += commit.readCollections
@@ -179,6 +182,7 @@ struct CommitBatch: Sendable {
             case .records: binds.append(records)
             case .tokens: binds.append(tokens)
             case .position_tokens: binds.append(positionTokens)
+            case .chained: binds.append(chained)
             case .read_collections_of: binds.append(readCollectionsOf)
             case .read_collections: binds.append(readCollections)
             case .read_keys_of: binds.append(readKeysOf)

@@ -278,6 +278,11 @@ actor PrimaryClient {
         var reads: ReadSet
         var position: UInt64
         var positionToken: String?
+        /// The token to send it with; a new one when `nil` (a pending commit keeps its own).
+        var token: String? = nil
+        /// Whether it follows the requests before it (pending commits sent in their order):
+        /// see ``PrimarySQL/commitProcedure``.
+        var chained = false
     }
 
     /// Sends `requests` as commits, each made on top of its position with what its transaction
@@ -303,8 +308,9 @@ actor PrimaryClient {
         var sent: [(index: Int, arguments: CommitArguments)] = []
         for (index, request) in requests.enumerated() {
             do {
-                let arguments = try CommitArguments(request.commit, reads: request.reads, position: request.position,
-                                                    positionToken: request.positionToken, token: UUID().uuidString.lowercased())
+                var arguments = try CommitArguments(request.commit, reads: request.reads, position: request.position,
+                                                    positionToken: request.positionToken, token: request.token ?? UUID().uuidString.lowercased())
+                arguments.chained = request.chained
                 sent.append((index, arguments))
             } catch {
                 results[index] = .failure(Self.failure(error, operation: "commit", configuration: configuration))
@@ -321,11 +327,20 @@ actor PrimaryClient {
             for (index, _) in sent { results[index] = .failure(failure) }
             sent = []
         }
+        var chainBroken = false
         for (index, arguments) in sent {
+            if arguments.chained && chainBroken {
+                // It may have read what a refused commit before it wrote: not sent.
+                results[index] = .success(.conflict)
+                continue
+            }
             do {
-                results[index] = .success(try await commitByStatement(arguments))
+                let outcome = try await commitByStatement(arguments)
+                results[index] = .success(outcome)
+                if case .committed = outcome {} else { chainBroken = true }
             } catch {
                 results[index] = .failure(Self.failure(error, operation: "commit", configuration: configuration))
+                chainBroken = true
             }
         }
         return results.map { $0! }
@@ -573,6 +588,16 @@ actor PrimaryClient {
         case answered([String: UInt64])
         /// The primary could not be asked (a new connection, within the request timeout).
         case unanswered
+    }
+
+    /// The commits among those sent with `tokens` that the primary's log holds, with their
+    /// numbers.
+    /// - Throws: ``LarderError/Code/primaryUnavailable`` when the primary cannot be asked.
+    func madeCommits(tokens: [String]) async throws -> [String: UInt64] {
+        guard case .answered(let made) = try await exclusively({ await lookUp(tokens: tokens) }) else {
+            throw LarderError(.primaryUnavailable, "the primary \(configuration) could not be asked which commits it has", operation: "replicate")
+        }
+        return made
     }
 
     /// Looks the commits sent with `tokens` up in the primary's log.

@@ -60,6 +60,11 @@ struct PrimarySQL {
         "coalesce((SELECT max(l.position) FROM \(log) l WHERE l.removed_everything), 0)"
     }
 
+    /// The same among the commits up to `upper` (an expression).
+    func lastRemovalOfEverything(through upper: String) -> String {
+        "coalesce((SELECT max(l.position) FROM \(log) l WHERE l.removed_everything AND l.position <= \(upper)), 0)"
+    }
+
     /// Makes the head row with identity $1 unless there is one.
     var createHead: String {
         "INSERT INTO \(head) (id, identity, position, retained_from) VALUES (1, $1, 0, 1) ON CONFLICT (id) DO NOTHING"
@@ -195,7 +200,12 @@ struct PrimarySQL {
     /// - It ends with `COMMIT`, awaited inside the call, before the call returns its row: a
     ///   returned number is a made commit.
     ///
-    /// The arguments are ``BatchColumn``'s, in order: one element per commit for the first six,
+    /// A commit marked `chained` follows the commits before it in the batch (the pending
+    /// commits of one replica, written offline one on the other, already checked against
+    /// each other there): its reads are not checked against them, and it is refused when one of
+    /// them was.
+    ///
+    /// The arguments are ``BatchColumn``'s, in order: one element per commit for the first seven,
     /// then the rows of every commit with, in each group's first array, the (1-based) commit
     /// they belong to. The results are one element per commit: its number (0 when not made),
     /// `hit`, `behind`, `ahead`, `diverged`.
@@ -222,26 +232,35 @@ struct PrimarySQL {
               diverged boolean;
               made integer := 0;
               foreign_history boolean := false;
+              batch_start bigint;
+              check_through bigint;
+              chain_refused boolean := false;
             BEGIN
               COMMIT;
               SET TRANSACTION ISOLATION LEVEL READ COMMITTED;
               SELECT h.position, h.retained_from INTO head_position, head_retained_from FROM \(head) h WHERE h.id = 1 FOR UPDATE;
+              batch_start := head_position;
               o_numbers := '{}'; o_hits := '{}'; o_behind := '{}'; o_ahead := '{}'; o_diverged := '{}';
               FOR i IN 1 .. coalesce(cardinality(p_positions), 0) LOOP
                 p := p_positions[i];
                 behind := p + 1 < head_retained_from;
                 ahead := p > head_position;
-                IF p_reads_everything[i] THEN
-                  hit := head_position > p;
+                -- A chained commit is not checked against the commits made before it in this
+                -- batch (its chain's); after one of them was refused, it is refused too.
+                check_through := CASE WHEN p_chained[i] THEN batch_start ELSE head_position END;
+                IF p_chained[i] AND chain_refused THEN
+                  hit := true;
+                ELSIF p_reads_everything[i] THEN
+                  hit := check_through > p;
                 ELSE
-                  hit := \(lastRemovalOfEverything) > p;
+                  hit := \(lastRemovalOfEverything(through: "check_through")) > p;
                   IF NOT hit AND cardinality(p_read_collections) > 0 THEN
                     hit := EXISTS (SELECT 1 FROM unnest(p_read_collections_of, p_read_collections) AS r(n, c)
-                                   WHERE r.n = i AND EXISTS (SELECT 1 FROM \(writes) w WHERE w.collection = r.c AND w.position > p));
+                                   WHERE r.n = i AND EXISTS (SELECT 1 FROM \(writes) w WHERE w.collection = r.c AND w.position > p AND w.position <= check_through));
                   END IF;
                   IF NOT hit AND cardinality(p_read_keys) > 0 THEN
                     hit := EXISTS (SELECT 1 FROM unnest(p_read_keys_of, p_read_key_collections, p_read_keys) AS r(n, c, k)
-                                   WHERE r.n = i AND EXISTS (SELECT 1 FROM \(writes) w WHERE w.collection = r.c AND w.key IN (r.k, '') AND w.position > p));
+                                   WHERE r.n = i AND EXISTS (SELECT 1 FROM \(writes) w WHERE w.collection = r.c AND w.key IN (r.k, '') AND w.position > p AND w.position <= check_through));
                   END IF;
                 END IF;
                 diverged := p_position_tokens[i] <> ''
@@ -250,6 +269,7 @@ struct PrimarySQL {
                 o_hits := o_hits || hit; o_behind := o_behind || behind; o_ahead := o_ahead || ahead; o_diverged := o_diverged || diverged;
                 IF hit OR behind OR ahead OR diverged OR head_position IS NULL OR foreign_history THEN
                   o_numbers := o_numbers || 0::bigint;
+                  chain_refused := chain_refused OR p_chained[i];
                   CONTINUE;
                 END IF;
                 head_position := head_position + 1;
@@ -303,7 +323,7 @@ struct PrimarySQL {
     /// The commit procedure's parameters, in order (each named `p_<raw value>`).
     enum BatchColumn: String, CaseIterable {
         // One element per commit.
-        case positions, reads_everything, removes_everything, records, tokens, position_tokens
+        case positions, reads_everything, removes_everything, records, tokens, position_tokens, chained
         // One element per row; `…_of` holds the commit of each.
         case read_collections_of, read_collections
         case read_keys_of, read_key_collections, read_keys
@@ -315,7 +335,7 @@ struct PrimarySQL {
         var sqlType: String {
             switch self {
             case .positions: "bigint[]"
-            case .reads_everything, .removes_everything, .has_metadata: "boolean[]"
+            case .reads_everything, .removes_everything, .has_metadata, .chained: "boolean[]"
             case .records, .objects, .metadata: "bytea[]"
             case .read_collections_of, .read_keys_of, .cleared_of, .puts_of, .removed_of, .written_of: "integer[]"
             case .tokens, .position_tokens, .read_collections, .read_key_collections, .read_keys, .cleared,

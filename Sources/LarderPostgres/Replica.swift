@@ -65,6 +65,20 @@ public final class Replica: Sendable {
         /// primary.
         public var opensOffline = true
 
+        /// Whether a write made while the primary cannot be reached commits on the replica alone,
+        /// as a pending commit, instead of throwing ``LarderError/Code/primaryUnavailable`` (off
+        /// by default).
+        ///
+        /// A pending commit is visible to the replica's reads at once, survives closing and
+        /// crashes (it is kept in the store), and is sent to the primary, in order, when it is
+        /// back, with what its write read: the primary makes it only if no commit the replica
+        /// had not seen wrote any of that. One that conflicts is taken off the replica again
+        /// and reported (``ReplicaEvent/commitRejected(_:)``, ``Replica/rejectedCommits()``).
+        /// While pending commits wait, every write on the replica becomes one too (it may have
+        /// read them), so they keep their order. See Documentation/ScalingOut.md, "Working
+        /// offline", for the isolation this gives.
+        public var writesOffline = false
+
         /// The defaults above.
         public init() {}
     }
@@ -104,6 +118,12 @@ public final class Replica: Sendable {
         public var batches = 0
         /// The most commits sent in one batch.
         public var largestBatch = 0
+        /// Writes committed on the replica alone while the primary was away
+        /// (``Configuration/writesOffline``), pending commits sent and made by the primary since,
+        /// and pending commits rejected.
+        public var offlineCommits = 0
+        public var pendingCommitsMade = 0
+        public var rejectedCommits = 0
         /// Time the writes spent waiting, once committed, for the replica to show their commit.
         public var applyTime: Duration = .zero
         /// Times the follower (or a trim of the primary's log) failed; the last failure is
@@ -168,15 +188,21 @@ public final class Replica: Sendable {
             if state == nil {
                 try await database.write { txn in try txn.setReplicaState(ReplicaState(primary: identity, position: 0)) }
             }
-            let applier = ReplicaApplier(database: database, client: follower, primary: identity, state: state)
+            let relay = RejectionRelay()
+            let applier = ReplicaApplier(database: database, client: follower, primary: identity, state: state,
+                                         onSettled: { relay.tell(made: $0, rejected: $1) })
             let replica = Replica(database: database, primary: primary, identity: identity, configuration: configuration,
                                   writer: writer, follower: follower, applier: applier)
+            relay.handler.withLock { handler in
+                handler = { [weak replica] made, rejected in replica?.noteSettled(made: made, rejected: rejected) }
+            }
             if offline {
                 await replica.noteFailure(LarderError(.primaryUnavailable, "opened without the primary \(primary), which could not be reached: reads show commit \(state?.position ?? 0) until it is back", operation: "Replica.open"))
             } else {
                 try await replica.catchUp()
             }
             if configuration.follows { replica.startFollowing() }
+            if !offline { replica.sendPendingCommitsIfAny() }
             return replica
         } catch {
             await writer.close()
@@ -216,6 +242,9 @@ public final class Replica: Sendable {
             throw error
         }
         await noteProgress()
+        // The primary answers: pending commits written offline can go.
+        let pending = try? await database.read { txn in try txn.lastPendingSequence() }
+        if pending ?? nil != nil { sendPendingCommitsIfAny() }
     }
 
     /// Replaces the replica's contents with a snapshot of the primary's tables and follows the
@@ -292,16 +321,29 @@ public final class Replica: Sendable {
                 txn.startRecordingReads()
                 let state = try txn.replicaState()
                 let (position, token) = (state?.position ?? 0, state?.token)
+                let lastPending = try txn.lastPendingSequence()
                 let value = try body(txn)
-                if txn.wasRolledBack { return Rehearsal(value: value, commit: nil, reads: ReadSet(), position: position, token: token) }
+                if txn.wasRolledBack {
+                    return Rehearsal(value: value, commit: nil, reads: ReadSet(), position: position, token: token, lastPending: lastPending)
+                }
                 let commit = try txn.replicatedCommit()
                 let reads = txn.recordedReads
                 txn.rollback()
-                return Rehearsal(value: value, commit: commit.isEmpty ? nil : commit, reads: reads, position: position, token: token)
+                return Rehearsal(value: value, commit: commit.isEmpty ? nil : commit, reads: reads, position: position, token: token,
+                                 lastPending: lastPending)
             }
             let rehearsed = clock.now
             counters.withLock { $0.closureTime += rehearsed - started }
             guard let commit = rehearsal.commit else { return rehearsal.value }
+            if rehearsal.lastPending != nil {
+                // Pending commits wait (written offline, or kept from an earlier run): the
+                // closure may have read them, so this write waits behind them, pending too.
+                guard configuration.writesOffline else {
+                    throw LarderError(.primaryUnavailable, "the replica holds pending commits written offline, and writesOffline is off: open it with writesOffline to send them", operation: "Replica.write")
+                }
+                if try await commitPending(commit, rehearsal) { return rehearsal.value }
+                continue
+            }
             let sent = await send(PrimaryClient.CommitRequest(commit: commit, reads: rehearsal.reads, position: rehearsal.position,
                                                               positionToken: rehearsal.token))
             let answered = clock.now
@@ -311,6 +353,10 @@ public final class Replica: Sendable {
                 if error.code == .replicaMismatch {
                     await applier.stop(error)
                     await noteFailure(error)
+                }
+                if error.code == .primaryUnavailable && configuration.writesOffline {
+                    if try await commitPending(commit, rehearsal) { return rehearsal.value }
+                    continue
                 }
                 throw error
             case .success(.committed(let number, _)):
@@ -326,10 +372,194 @@ public final class Replica: Sendable {
                 return rehearsal.value
             case .success(.conflict), .success(.behind):
                 counters.withLock { $0.conflicts += 1 }
-                try await catchUp()
+                do {
+                    try await catchUp()
+                } catch let error as LarderError where error.code == .primaryUnavailable && configuration.writesOffline {
+                    // Gone since it answered: the closure runs again on what the replica shows,
+                    // and its commit waits, pending, to be checked when the primary is back.
+                }
             }
         }
         throw LarderError(.writeConflict, "the write conflicted with other replicas' commits on each of its \(configuration.maxAttempts) attempts", operation: "Replica.write")
+    }
+
+    // MARK: Working offline
+
+    /// Commits what a write's closure did (`commit`, rehearsed in `rehearsal`) on the replica
+    /// alone, as a pending commit; `false` when the replica changed since the closure ran (a
+    /// commit applied, another pending commit made), and the closure must run again.
+    private func commitPending<R>(_ commit: ReplicatedCommit, _ rehearsal: Rehearsal<R>) async throws -> Bool {
+        let now = Date()
+        let made = try await database.write { txn -> Bool in
+            let state = try txn.replicaState()
+            guard (state?.position ?? 0) == rehearsal.position, try txn.lastPendingSequence() == rehearsal.lastPending else { return false }
+            let pending = PendingCommit(sequence: (rehearsal.lastPending ?? 0) + 1, token: UUID().uuidString.lowercased(), madeAt: now,
+                                        base: rehearsal.position, commit: commit, undo: try txn.undoImage(of: commit), reads: rehearsal.reads)
+            try txn.apply(commit)
+            try txn.setReplicaRecord(try pending.encoded(), forKey: pending.key)
+            return true
+        }
+        guard made else { return false }
+        counters.withLock { $0.offlineCommits += 1 }
+        sendPendingCommitsIfAny()
+        return true
+    }
+
+    /// The number of writes committed on the replica alone that the primary has not made yet
+    /// (see ``Configuration/writesOffline``).
+    public var pendingCommitCount: Int {
+        get throws { try database.read { try $0.replicaRecords(withPrefix: PendingCommit.prefix).count } }
+    }
+
+    /// The writes made offline that the primary did not take, oldest first: each was taken off
+    /// the replica, and is kept, with what it changed, until ``removeRejectedCommits(_:)``.
+    public func rejectedCommits() throws -> [RejectedCommit] {
+        try database.read { txn in try txn.rejectedRecords().map(RejectedCommit.init) }
+    }
+
+    /// Forgets the rejected commits with these ids (all of them when `ids` is `nil`), once the
+    /// program has shown or redone them.
+    public func removeRejectedCommits(_ ids: [String]? = nil) async throws {
+        try await database.write { txn in
+            let remove = ids.map { Set($0) }
+            for record in try txn.rejectedRecords() where remove?.contains(record.token) ?? true {
+                try txn.setReplicaRecord(nil, forKey: record.key)
+            }
+        }
+    }
+
+    /// Counts pending commits the primary made and those the applier rejected, and tells
+    /// ``Configuration/onEvent`` of the rejected ones.
+    fileprivate func noteSettled(made: Int, rejected records: [RejectedRecord]) {
+        counters.withLock {
+            $0.pendingCommitsMade += made
+            $0.rejectedCommits += records.count
+        }
+        guard let onEvent = configuration.onEvent else { return }
+        for record in records {
+            if let rejected = try? RejectedCommit(record) { onEvent(.commitRejected(rejected)) }
+        }
+    }
+
+    /// Whether the sender of pending commits runs, and whether it was asked to run again.
+    private struct PendingSender: Sendable {
+        var running = false
+        var again = false
+    }
+
+    private let pendingSender = Mutex(PendingSender())
+
+    /// Starts sending the pending commits unless it is under way (then it looks again once done).
+    func sendPendingCommitsIfAny() {
+        let starts = pendingSender.withLock { sender in
+            if sender.running {
+                sender.again = true
+                return false
+            }
+            sender.running = true
+            sender.again = false
+            return true
+        }
+        guard starts else { return }
+        Task {
+            while true {
+                await self.sendPendingCommits()
+                let again = self.pendingSender.withLock { sender in
+                    defer { sender.again = false }
+                    if !sender.again { sender.running = false }
+                    return sender.again
+                }
+                if !again { return }
+            }
+        }
+    }
+
+    /// Sends the pending commits to the primary, one at a time and in order, until none is
+    /// left or the primary cannot be reached (the follower's next poll, the next write or
+    /// ``catchUp()`` tries again).
+    ///
+    /// Each round first brings the replica up to the primary, which takes the pending commits
+    /// off, applies the primary's commits beneath them and puts back those that still hold
+    /// (``ReplicaApplier``): the first is then checked through the primary's last commit, and
+    /// is sent on top of it with the token it was written with. Made, it is dropped from the
+    /// pending ones when the replica applies it; refused, the next round rejects it.
+    private func sendPendingCommits() async {
+        var refused: (token: String, times: Int)?
+        while true {
+            if await applier.divergence != nil { return }
+            do {
+                try await applier.catchUp()
+            } catch {
+                await noteFailure(error)
+                return
+            }
+            let next: ([PendingCommit], ReplicaState?)
+            do {
+                next = try await database.read { txn in (try txn.pendingCommits(), try txn.replicaState()) }
+            } catch {
+                await noteFailure(error)
+                return
+            }
+            let (pending, state) = next
+            guard !pending.isEmpty else { return }
+            // The next ones in order, all checked through the replica's position: chained, so
+            // that the primary checks each against the commits of others only.
+            var batch: [PendingCommit] = []
+            var bytes = 0
+            for commit in pending {
+                let size = commit.commit.payloadSize
+                guard batch.count < Self.batchLimit, batch.isEmpty || bytes + size <= Self.batchBytes else { break }
+                batch.append(commit)
+                bytes += size
+            }
+            let requests = batch.map { commit in
+                PrimaryClient.CommitRequest(commit: commit.commit, reads: commit.reads, position: commit.base,
+                                            positionToken: commit.base == state?.position ? state?.token : nil,
+                                            token: commit.token, chained: true)
+            }
+            counters.withLock {
+                $0.batches += 1
+                $0.largestBatch = max($0.largestBatch, requests.count)
+            }
+            let results = await writer.commit(requests)
+            var made: [ReplicaApplier.OwnCommit] = []
+            for (commit, result) in zip(batch, results) {
+                if case .success(.committed(let number, let token)) = result { made.append((number, commit.commit, token)) }
+            }
+            if !made.isEmpty {
+                await showOwnCommits(made)
+                let now = Date()
+                counters.withLock {
+                    $0.commits += made.count
+                    $0.lastPrimaryContact = now
+                }
+            }
+            switch results.first {
+            case .success(.conflict)?, .success(.behind)?:
+                // The next round's catch-up rejects it, having found what it conflicts with.
+                // The replica's check mirrors the primary's; should the primary still refuse it,
+                // it is rejected all the same.
+                let first = batch[0].token
+                let times = refused?.token == first ? (refused?.times ?? 0) + 1 : 1
+                refused = (first, times)
+                if times >= 3 {
+                    do {
+                        try await applier.reject(pendingToken: first)
+                    } catch {
+                        await noteFailure(error)
+                        return
+                    }
+                }
+            case .failure(let error)?:
+                if error.code == .replicaMismatch {
+                    await applier.stop(error)
+                }
+                await noteFailure(error)
+                return
+            default:
+                break
+            }
+        }
     }
 
     // MARK: Sending commits together
@@ -576,5 +806,16 @@ public final class Replica: Sendable {
         var reads: ReadSet
         var position: UInt64
         var token: String?
+        /// The replica's last pending commit when the closure ran.
+        var lastPending: UInt64?
+    }
+
+    /// Passes what the applier settles of the pending commits to the replica (made before it).
+    private final class RejectionRelay: Sendable {
+        let handler = Mutex<(@Sendable (Int, [RejectedRecord]) -> Void)?>(nil)
+
+        func tell(made: Int, rejected: [RejectedRecord]) {
+            handler.withLock { $0 }?(made, rejected)
+        }
     }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import Larder
 
 /// Brings a replica's store to the primary's commits, strictly in order, and re-bootstraps it
@@ -19,10 +20,16 @@ actor ReplicaApplier {
     /// throws it until ``rebootstrap()``.
     private(set) var divergence: LarderError?
 
-    init(database: Database, client: PrimaryClient, primary: String, state: ReplicaState?) {
+    /// Told how many pending commits (written offline) the primary was found to have made, and
+    /// which the applier rejected, as it finds them.
+    private let onSettled: @Sendable (_ made: Int, _ rejected: [RejectedRecord]) -> Void
+
+    init(database: Database, client: PrimaryClient, primary: String, state: ReplicaState?,
+         onSettled: @escaping @Sendable (_ made: Int, _ rejected: [RejectedRecord]) -> Void) {
         self.database = database
         self.client = client
         self.primary = primary
+        self.onSettled = onSettled
         self.position = state?.position ?? 0
         self.token = state?.token
     }
@@ -109,34 +116,86 @@ actor ReplicaApplier {
     /// its token with them. Skips those the store shows already and stops before the first that
     /// does not follow (another process on the same store moved it), with ``position`` set to
     /// what the store shows, so that the next fetch starts from there.
+    ///
+    /// With pending commits (written offline) in the store, the same transaction takes them off
+    /// first, applies the primary's commits beneath them, and puts them back on top, dropping
+    /// those the primary made and rejecting those the primary's commits conflict with
+    /// (``ReadWriteTransaction/putBack(_:above:at:now:)``): readers never see the store without
+    /// them.
     private func apply(_ commits: [(UInt64, ReplicatedCommit, String)]) async throws {
         let primary = self.primary
-        let shown = try await database.write { txn -> ReplicaState in
+        let now = Date()
+        let (shown, made, rejected) = try await database.write { txn -> (ReplicaState, Int, [RejectedRecord]) in
             let shown = try txn.replicaState() ?? ReplicaState(primary: primary, position: 0)
+            let pending = try txn.lastPendingSequence() == nil ? [] : try txn.takeOffPendingCommits()
             var state = shown
+            var applied: [(number: UInt64, commit: ReplicatedCommit, token: String)] = []
             for (number, commit, token) in commits where number > state.position {
                 guard number == state.position + 1 else { break }
                 try txn.apply(commit)
                 state = ReplicaState(primary: primary, position: number, token: token)
+                applied.append((number, commit, token))
             }
             if state.position != shown.position { try txn.setReplicaState(state) }
-            return state
+            let appliedTokens = Set(applied.map(\.token))
+            let made = pending.count { appliedTokens.contains($0.token) }
+            let rejected = try txn.putBack(pending, above: applied, at: state.position, now: now)
+            return (state, made, rejected)
         }
         position = shown.position
         self.token = shown.token
+        if made > 0 || !rejected.isEmpty { onSettled(made, rejected) }
     }
 
-    /// Replaces the store's data by a snapshot of the primary's tables.
+    /// Rejects the first pending commit, with `token`, which the primary refused although the
+    /// replica's own check let it through: taken off the store with those after it, which are
+    /// checked against it again.
+    func reject(pendingToken token: String) async throws {
+        let previous = latest
+        let work = Task {
+            _ = await previous?.result
+            try await self.rejectPending(token: token)
+        }
+        latest = work
+        try await work.value
+    }
+
+    private func rejectPending(token: String) async throws {
+        let now = Date()
+        let rejected = try await database.write { txn -> [RejectedRecord] in
+            var pending = try txn.takeOffPendingCommits()
+            guard let first = pending.first, first.token == token else {
+                _ = try txn.putBack(pending, above: [], at: try txn.replicaState()?.position ?? 0, now: now)
+                return []
+            }
+            pending.removeFirst()
+            let record = try txn.reject(first, reason: .conflict, now: now)
+            // Those after it that read what it wrote go with it.
+            let position = try txn.replicaState()?.position ?? 0
+            return [record] + (try txn.putBack(pending, above: [(position + 1, first.commit, "rejected:" + first.token)], at: position, now: now))
+        }
+        if !rejected.isEmpty { onSettled(0, rejected) }
+    }
+
+    /// Replaces the store's data by a snapshot of the primary's tables. Pending commits (written
+    /// offline) that the primary made are in it; the others cannot be checked against what the
+    /// primary did since they were written, and are rejected (``RejectedCommit/Reason/unverifiable``).
     func bootstrap() async throws {
+        let tokens = try await database.read { txn in try txn.pendingCommits().map(\.token) }
+        let made = tokens.isEmpty ? [:] : try await client.madeCommits(tokens: tokens)
         let (snapshotPosition, snapshotToken, commit) = try await client.snapshot()
         let primary = self.primary
-        position = try await database.write { txn -> UInt64 in
+        let now = Date()
+        let (shown, rejected) = try await database.write { txn -> (UInt64, [RejectedRecord]) in
+            let rejected = try txn.rejectPendingCommits(except: Set(made.keys), reason: .unverifiable, now: now)
             try txn.apply(commit)
             try txn.setReplicaState(ReplicaState(primary: primary, position: snapshotPosition, token: snapshotToken))
-            return snapshotPosition
+            return (snapshotPosition, rejected)
         }
+        position = shown
         token = snapshotToken
         bootstraps += 1
+        if !rejected.isEmpty { onSettled(0, rejected) }
     }
 
     /// Replaces the store's data by a snapshot of the primary's tables after a divergence, and

@@ -16,4 +16,7 @@ public enum ReplicaEvent: Sendable {
     /// The replica's contents were replaced by a snapshot of the primary's tables, as of this
     /// commit of the primary (it was empty, behind what the log holds, or rebootstrapped).
     case bootstrapped(position: UInt64)
+    /// A write made offline (``Replica/Configuration/writesOffline``) was not made by the primary:
+    /// it was taken off the replica, and is kept in ``Replica/rejectedCommits()``.
+    case commitRejected(RejectedCommit)
 }

@@ -474,6 +474,7 @@ struct ReplicaTests {
                 case .diverged(let error): $0.append("diverged \(error.code)")
                 case .followFailed(let error): $0.append("followFailed \(error.code)")
                 case .bootstrapped(let position): $0.append("bootstrapped \(position)")
+                case .commitRejected(let commit): $0.append("commitRejected \(commit.id)")
                 @unknown default: $0.append("other")
                 }
             }
