@@ -56,14 +56,26 @@ let package = Package(
             name: "Larder",
             dependencies: ["CLMDB", "LarderMessagePack"]
         ),
+        // What `@Archived` expands to: a library, so that the tests can expand it without
+        // depending on the macro target (a test target that does is built, with all it links,
+        // for the host too: every library of the package was compiled twice by `swift test`).
+        .target(
+            name: "LarderMacrosExpansion",
+            dependencies: [
+                .product(name: "SwiftSyntax", package: "swift-syntax"),
+                .product(name: "SwiftSyntaxBuilder", package: "swift-syntax"),
+                .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
+                .product(name: "SwiftDiagnostics", package: "swift-syntax"),
+            ]
+        ),
         // The compiler plugin that expands `@Archived` (runs in the compiler, never linked).
         .macro(
             name: "LarderMacrosPlugin",
             dependencies: [
+                "LarderMacrosExpansion",
                 .product(name: "SwiftSyntax", package: "swift-syntax"),
                 .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
                 .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
-                .product(name: "SwiftDiagnostics", package: "swift-syntax"),
             ]
         ),
         // The macro's declaration, which user code imports.
@@ -165,7 +177,7 @@ let package = Package(
             dependencies: [
                 "Larder",
                 "LarderMacros",
-                "LarderMacrosPlugin",
+                "LarderMacrosExpansion",
                 .product(name: "PropertyBased", package: "swift-property-based"),
                 .product(name: "SwiftSyntaxMacrosGenericTestSupport", package: "swift-syntax"),
                 .product(name: "SwiftSyntaxMacroExpansion", package: "swift-syntax"),

@@ -8,7 +8,7 @@ import Larder
 /// It holds what the write changed, what it read, what the rows it changed held before it (to
 /// take it off the store again), the primary's commit its reads have been checked through
 /// (`base`), and the token it is sent with, by which the primary's log tells whether it was made.
-struct PendingCommit: Codable, Sendable {
+struct PendingCommit: ReplicaRecord {
     static let prefix = "replica:pending:"
 
     /// Its place in the order of the replica's pending commits (they reach the primary in it).
@@ -61,21 +61,7 @@ struct PendingCommit: Codable, Sendable {
         return reads
     }
 
-    func encoded() throws -> [UInt8] {
-        do {
-            return try MessagePackEncoder().encode(self)
-        } catch {
-            throw LarderError(.encodingFailed, "a pending commit could not be encoded", operation: "write offline", underlying: String(describing: error))
-        }
-    }
-
-    init(decoding bytes: [UInt8]) throws {
-        do {
-            self = try MessagePackDecoder().decode(PendingCommit.self, from: bytes)
-        } catch {
-            throw LarderError(.corrupted, "a pending commit recorded in the replica's store does not decode", operation: "replicate", underlying: String(describing: error))
-        }
-    }
+    static let what = "a pending commit"
 }
 
 /// A write the replica made while its primary was away that the primary did not take: it was
@@ -175,7 +161,7 @@ public struct RejectedCommit: Sendable, Identifiable {
 }
 
 /// How a rejected commit is kept in the replica's store, until the program removes it.
-struct RejectedRecord: Codable, Sendable {
+struct RejectedRecord: ReplicaRecord {
     static let prefix = "replica:rejected:"
 
     var sequence: UInt64
@@ -189,13 +175,7 @@ struct RejectedRecord: Codable, Sendable {
     /// again once none is left).
     var key: String { Self.prefix + String(PendingCommit.key(sequence).dropFirst(PendingCommit.prefix.count)) }
 
-    func encoded() throws -> [UInt8] {
-        do {
-            return try MessagePackEncoder().encode(self)
-        } catch {
-            throw LarderError(.encodingFailed, "a rejected commit could not be encoded", operation: "replicate", underlying: String(describing: error))
-        }
-    }
+    static let what = "a rejected commit"
 
     init(_ pending: PendingCommit, sequence: UInt64, reason: RejectedCommit.Reason, at date: Date) {
         self.sequence = sequence
@@ -205,12 +185,28 @@ struct RejectedRecord: Codable, Sendable {
         self.reason = reason
         commit = pending.commit
     }
+}
+
+/// A record a replica keeps in its store (MessagePack, in its `larder` database).
+protocol ReplicaRecord: Codable, Sendable {
+    /// What it is, for errors.
+    static var what: String { get }
+}
+
+extension ReplicaRecord {
+    func encoded() throws -> [UInt8] {
+        do {
+            return try MessagePackEncoder().encode(self)
+        } catch {
+            throw LarderError(.encodingFailed, "\(Self.what) could not be encoded", operation: "replicate", underlying: String(describing: error))
+        }
+    }
 
     init(decoding bytes: [UInt8]) throws {
         do {
-            self = try MessagePackDecoder().decode(RejectedRecord.self, from: bytes)
+            self = try MessagePackDecoder().decode(Self.self, from: bytes)
         } catch {
-            throw LarderError(.corrupted, "a rejected commit recorded in the replica's store does not decode", operation: "rejectedCommits", underlying: String(describing: error))
+            throw LarderError(.corrupted, "\(Self.what) recorded in the replica's store does not decode", operation: "replicate", underlying: String(describing: error))
         }
     }
 }

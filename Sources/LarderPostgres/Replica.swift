@@ -304,10 +304,18 @@ public final class Replica: Sendable {
     /// replica's fetch of the commits before it: the write was made, so it returns, and the
     /// replica shows it when it reaches the primary again (``lastFollowError`` says why it
     /// does not yet; ``position`` tells).
+    ///
+    /// Concurrent writers of one replica share round trips: the commits made while one call is
+    /// on the wire go together in the next, each checked on its own.
+    ///
+    /// With ``Configuration/writesOffline``, a write the primary cannot be reached for (and every
+    /// write while such writes wait) returns once committed on the replica alone, as a pending
+    /// commit that reaches the primary later, or is rejected (see the configuration).
     /// - Throws: what `body` throws; ``LarderError/Code/writeConflict`` after
     ///   ``Configuration/maxAttempts`` conflicts; ``LarderError/Code/primaryUnavailable`` when the
     ///   primary cannot be reached or does not answer within
-    ///   ``PrimaryConfiguration/requestTimeout`` before the commit is sent (nothing was written);
+    ///   ``PrimaryConfiguration/requestTimeout`` before the commit is sent (nothing was written;
+    ///   with `writesOffline`, never: the write is pending instead);
     ///   ``LarderError/Code/commitOutcomeUnknown`` when the connection broke (or the deadline
     ///   passed) once the commit was sent and its outcome could not be found (the replica shows
     ///   it later if it was made); ``LarderError/Code/replicaMismatch`` when the primary's
@@ -339,7 +347,7 @@ public final class Replica: Sendable {
                 // Pending commits wait (written offline, or kept from an earlier run): the
                 // closure may have read them, so this write waits behind them, pending too.
                 guard configuration.writesOffline else {
-                    throw LarderError(.primaryUnavailable, "the replica holds pending commits written offline, and writesOffline is off: open it with writesOffline to send them", operation: "Replica.write")
+                    throw LarderError(.primaryUnavailable, "the replica still holds commits written offline, which reach the primary first (they are being sent); with writesOffline off, a write waits for them: try again once pendingCommitCount is 0", operation: "Replica.write")
                 }
                 if try await commitPending(commit, rehearsal) { return rehearsal.value }
                 continue

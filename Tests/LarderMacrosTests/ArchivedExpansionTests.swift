@@ -1,5 +1,5 @@
 import Foundation
-import LarderMacrosPlugin
+import LarderMacrosExpansion
 import SwiftSyntaxMacroExpansion
 import SwiftSyntaxMacrosGenericTestSupport
 import Testing

@@ -25,9 +25,11 @@ struct OfflineWriteTests {
 
     static func open(_ primary: ReplicaTests.Primary, _ name: String, follows: Bool = true,
                      rejections: Rejections? = nil) async throws -> Replica {
+        // A stopped server refuses connections at once; the deadlines only bound a slow one
+        // (generous: the whole suite runs beside these tests).
         var settings = primary.configuration
-        settings.connectTimeout = .seconds(1)
-        settings.requestTimeout = .seconds(3)
+        settings.connectTimeout = .seconds(10)
+        settings.requestTimeout = .seconds(10)
         var configuration = Replica.Configuration()
         configuration.writesOffline = true
         configuration.follows = follows

@@ -65,6 +65,23 @@ struct ReplicaTests {
         }
     }
 
+    /// Adds 1 to counters/total through `replica`. Writers on one key on a loaded machine can
+    /// conflict on all of a write's attempts; a write that gives up committed nothing, so it is
+    /// simply made again (the sum stays exact either way).
+    static func incrementTotal(through replica: Replica) async throws {
+        while true {
+            do {
+                try await replica.write { txn in
+                    let total = try txn.object(forKey: "total", inCollection: "counters", as: Int.self) ?? 0
+                    try txn.setObject(total + 1, forKey: "total", inCollection: "counters")
+                }
+                return
+            } catch let error as LarderError where error.code == .writeConflict {
+                continue
+            }
+        }
+    }
+
     /// Waits (up to 20 s) until `condition` holds.
     static func eventually(_ condition: () async throws -> Bool) async throws -> Bool {
         for _ in 0..<400 {
@@ -158,17 +175,7 @@ struct ReplicaTests {
                             try await a.write { try $0.setObject(step, forKey: "w\(writer)-\(step)", inCollection: "own") }
                             continue
                         }
-                        while true {
-                            do {
-                                try await a.write { txn in
-                                    let total = try txn.object(forKey: "total", inCollection: "counters", as: Int.self) ?? 0
-                                    try txn.setObject(total + 1, forKey: "total", inCollection: "counters")
-                                }
-                                break
-                            } catch let error as LarderError where error.code == .writeConflict {
-                                continue
-                            }
-                        }
+                        try await Self.incrementTotal(through: a)
                     }
                 }
             }
@@ -198,22 +205,7 @@ struct ReplicaTests {
         try await withThrowingTaskGroup(of: Void.self) { group in
             for replica in replicas {
                 group.addTask {
-                    for _ in 0..<perReplica {
-                        // Three writers on one key on a loaded machine can conflict on all of a
-                        // write's attempts; a write that gives up committed nothing, so it is
-                        // simply made again (the sum stays exact either way).
-                        while true {
-                            do {
-                                try await replica.write { txn in
-                                    let total = try txn.object(forKey: "total", inCollection: "counters", as: Int.self) ?? 0
-                                    try txn.setObject(total + 1, forKey: "total", inCollection: "counters")
-                                }
-                                break
-                            } catch let error as LarderError where error.code == .writeConflict {
-                                continue
-                            }
-                        }
-                    }
+                    for _ in 0..<perReplica { try await Self.incrementTotal(through: replica) }
                 }
             }
             try await group.waitForAll()
