@@ -27,7 +27,32 @@ func deposit(primaryURL url: String, replicaPath path: String) async throws -> I
     return balance
 }
 
-@Suite("Scaling-out samples")
+/// Saves a note through the replica at `path`, even while the primary is away; returns how many
+/// of the replica's writes wait for the primary.
+func saveNote(_ text: String, id: String, primary: PrimaryConfiguration, replicaPath path: String) async throws -> Int {
+    var configuration = Replica.Configuration()
+    // A write the primary cannot take now commits on the replica, and waits there for it.
+    configuration.writesOffline = true
+    configuration.onEvent = { event in
+        if case .commitRejected(let rejected) = event {
+            // Written offline, then turned down: another replica changed what it read.
+            print("not saved:", rejected.changes.map(\.key))
+        }
+    }
+    let replica = try await Replica.open(at: path, primary: primary, configuration: configuration)
+    try await replica.write { txn in try txn.setObject(text, forKey: id, inCollection: "notes") }
+    // Sent in order once the primary is back.
+    let waiting = try replica.pendingCommitCount
+    // Kept until removed: show them, or write them again.
+    for rejected in try replica.rejectedCommits() {
+        print(rejected.madeAt, try rejected.changes.first?.object(as: String.self) ?? "removed")
+    }
+    try await replica.removeRejectedCommits()
+    await replica.close()
+    return waiting
+}
+
+@Suite("Scaling-out samples", .serialized)
 struct ScalingOutSamples {
     @Test func theDepositSampleWritesThroughThePrimaryFromTwoReplicas() async throws {
         let server = try PrivatePostgresServer.shared
@@ -40,6 +65,33 @@ struct ScalingOutSamples {
         #expect(try await deposit(primaryURL: server.url(database: String(name)), replicaPath: directory.appendingPathComponent("one").path) == 10)
         #expect(try await deposit(primaryURL: server.url(database: String(name)), replicaPath: directory.appendingPathComponent("two").path) == 20)
         #expect(try await deposit(primaryURL: server.url(database: String(name)), replicaPath: directory.appendingPathComponent("one").path) == 30)
+    }
+
+    @Test func theOfflineSampleSavesWhileThePrimaryIsAwayAndSendsWhenItIsBack() async throws {
+        let server = try PrivatePostgresServer.start(name: "larder-sample-offline")
+        defer { server.destroy() }
+        try server.createDatabase("notes")
+        let primary = try PrimaryConfiguration(url: server.url(database: "notes"))
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("larder-sample-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("replica").path
+        #expect(try await saveNote("first", id: "n1", primary: primary, replicaPath: path) == 0)
+        try server.stop(immediately: true)
+        #expect(try await saveNote("second", id: "n2", primary: primary, replicaPath: path) == 1)
+        try server.start()
+        _ = try await saveNote("third", id: "n3", primary: primary, replicaPath: path)
+        // The replica sends what waits whenever it is open with the primary there.
+        let replica = try await Replica.open(at: path, primary: primary)
+        #expect(try await ReplicaTests.eventually { try replica.pendingCommitCount == 0 })
+        await replica.close()
+        // Another instance sees all three.
+        let other = try await Replica.open(at: directory.appendingPathComponent("other").path, primary: primary)
+        #expect(try await ReplicaTests.eventually {
+            try await other.catchUp()
+            return try await other.database.read { try $0.keys(inCollection: "notes") } == ["n1", "n2", "n3"]
+        })
+        await other.close()
     }
 
     @Test func theEnvironmentAndURLSettingsAreLibpqs() throws {
