@@ -81,7 +81,9 @@ public struct RejectedCommit: Sendable, Identifiable {
 
     /// One row it changed, and what it left there.
     public struct Change: Sendable {
+        /// The collection of the row.
         public var collection: String
+        /// The key of the row.
         public var key: String
         /// The object it wrote (its format and archived bytes, as
         /// `ReadTransaction.storedObject(forKey:inCollection:)` gives them); `nil` for a removal.
@@ -120,8 +122,11 @@ public struct RejectedCommit: Sendable, Identifiable {
 
     /// The token the write was sent with (unique).
     public let id: String
+    /// When the write was made on the replica.
     public let madeAt: Date
+    /// When the replica found that the primary would not take it.
     public let rejectedAt: Date
+    /// Why it was rejected.
     public let reason: Reason
     /// Whether it emptied every collection, and the collections it emptied, before its rows.
     public let removedEverything: Bool

@@ -118,11 +118,13 @@ public final class Replica: Sendable {
         public var batches = 0
         /// The most commits sent in one batch.
         public var largestBatch = 0
-        /// Writes committed on the replica alone while the primary was away
-        /// (``Configuration/writesOffline``), pending commits sent and made by the primary since,
-        /// and pending commits rejected.
+        /// Writes committed on the replica alone, as pending commits, while the primary was away
+        /// (``Configuration/writesOffline``).
         public var offlineCommits = 0
+        /// Pending commits the primary has made since the replica was opened (found in its log,
+        /// whoever sent them).
         public var pendingCommitsMade = 0
+        /// Pending commits rejected since the replica was opened (``Replica/rejectedCommits()``).
         public var rejectedCommits = 0
         /// Time the writes spent waiting, once committed, for the replica to show their commit.
         public var applyTime: Duration = .zero

@@ -145,6 +145,9 @@ struct OfflineWriteTests {
         let p1 = try #require(rejected.first)
         #expect(p1.changes.map(\.key) == ["x"])
         #expect(try p1.changes.first?.object(as: Int.self) == 2, "the rejected change says what it wrote")
+        // Decoded as what it is not: a clear error, not a wrong value.
+        let wrongType = try #require(throws: LarderError.self) { try p1.changes.first?.object(as: [String].self) }
+        #expect(wrongType.code == .decodingFailed)
         // Told and counted once the transaction that settled them has committed.
         #expect(try await ReplicaTests.eventually { rejections.seen.withLock { $0.map(\.id) } == rejected.map(\.id) })
         #expect(try await ReplicaTests.eventually { a.statistics.rejectedCommits == 2 && a.statistics.pendingCommitsMade == 1 }, "\(a.statistics)")
