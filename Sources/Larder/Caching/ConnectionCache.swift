@@ -72,7 +72,8 @@ final class ConnectionCache: Sendable {
         var objects: LRUCache<Key, Entry>
         var metadata: LRUCache<Key, Entry>
         var commit: UInt64 = 0
-        /// The LMDB id of a snapshot known to be at `commit` (LMDB ids change on every commit).
+        /// The LMDB id of a snapshot known to be at `commit` (LMDB ids change on every commit), -1
+        /// when none is known.
         var snapshotID = -1
         var statistics = CacheStatistics()
         var identityMapOn: Bool
@@ -190,11 +191,14 @@ final class ConnectionCache: Sendable {
     /// the transaction may use the cache.
     ///
     /// - Parameters:
-    ///   - readCommit: reads the snapshot's commit number (called only when `snapshotID` is new).
+    ///   - snapshotID: the LMDB id of the snapshot, `nil` when it is not known for sure (see
+    ///     ``LMDBTransaction/snapshotID``): the commit is then read, and no id is kept for it.
+    ///   - readCommit: reads the snapshot's commit number (called only when `snapshotID` is new
+    ///     or `nil`).
     ///   - changesets: the changesets after the first commit through the second, or `nil` when
     ///     they are not all known.
     func prepare(
-        snapshotID: Int, migrationsGeneration: Int, readCommit: () throws -> UInt64,
+        snapshotID: Int?, migrationsGeneration: Int, readCommit: () throws -> UInt64,
         changesets: (_ after: UInt64, _ through: UInt64) throws -> [Changeset]?
     ) throws -> (commit: UInt64, usable: Bool) {
         try locked { state in
@@ -343,13 +347,19 @@ final class ConnectionCache: Sendable {
 extension ConnectionCache.State {
     /// ``ConnectionCache/prepare(snapshotID:readCommit:changesets:)``, under the lock.
     mutating func moveForward(
-        snapshotID: Int, readCommit: () throws -> UInt64,
+        snapshotID: Int?, readCommit: () throws -> UInt64,
         changesets: (_ after: UInt64, _ through: UInt64) throws -> [Changeset]?
     ) throws -> (commit: UInt64, usable: Bool) {
-        if snapshotID == self.snapshotID { return (commit, true) }
+        if let snapshotID, snapshotID == self.snapshotID { return (commit, true) }
         let snapshotCommit = try readCommit()
         if snapshotCommit < commit { return (snapshotCommit, false) }
-        if snapshotCommit > commit, objects.count + metadata.count + identities.count > 0 {
+        if snapshotCommit == commit {
+            // The same commit through another snapshot (a commit of no object, or an id not
+            // known): the entries hold; an id known for sure may stand for it from now on.
+            if let snapshotID { self.snapshotID = snapshotID }
+            return (commit, true)
+        }
+        if objects.count + metadata.count + identities.count > 0 {
             if snapshotCommit - commit <= ConnectionCache.catchUpLimit, let missed = try changesets(commit, snapshotCommit) {
                 for changeset in missed { apply(changeset) }
             } else {
@@ -357,7 +367,7 @@ extension ConnectionCache.State {
             }
         }
         commit = snapshotCommit
-        self.snapshotID = snapshotID
+        self.snapshotID = snapshotID ?? -1
         return (snapshotCommit, true)
     }
 

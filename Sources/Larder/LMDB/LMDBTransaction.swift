@@ -48,9 +48,27 @@ struct LMDBTransaction {
         try mapBound.buffer(value, writable: isWritable, operation: operation)
     }
 
-    /// LMDB's id of this transaction: a read transaction's is the id of the commit it sees; a
-    /// write transaction's is one more than the commit it started from.
+    /// LMDB's id of this transaction: a write transaction's is one more than the commit it
+    /// started from; a read transaction's is the id of the newest commit when it began, which
+    /// is not always the commit it sees (see ``snapshotID``).
     var id: Int { Int(mdb_txn_id(handle)) }
+
+    /// The id of the commit whose pages this read transaction sees, when LMDB can vouch for it;
+    /// `nil` when a commit has been made since the transaction began.
+    ///
+    /// LMDB begins a read transaction by publishing the id of the newest commit in its reader
+    /// slot, and only then reads the meta page that id's parity names. A reader delayed between
+    /// the two steps while two more commits land reads the meta page the later one wrote over
+    /// it: its pages are then those of a newer commit than its id says (never an older one; they
+    /// stay safe, as the slot protects everything freed since the id). Such an id would
+    /// name two snapshots. If, after the transaction began, the newest commit is still its id,
+    /// no commit has written a meta page since it published the id, so the id is the
+    /// snapshot's. Found by a test that read a connection's cache, which trusted the id, going
+    /// back a commit under load.
+    var snapshotID: Int? {
+        let id = self.id
+        return environment.lastTransactionID() == id ? id : nil
+    }
     /// The transaction id as LMDB keeps it, unsigned: a damaged meta page can carry one past
     /// `Int.max`, which LMDB uses as it is (``id`` is then negative).
     var transactionID: UInt64 { UInt64(UInt(bitPattern: mdb_txn_id(handle))) }

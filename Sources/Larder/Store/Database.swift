@@ -1,5 +1,12 @@
 import Dispatch
 import Synchronization
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// A Larder store: one LMDB environment holding collections of keyed objects and their metadata.
 ///
@@ -180,7 +187,9 @@ public final class Database: DatabaseAccess {
 
     /// Brings `core`'s cache to the snapshot of `lmdb` and publishes any commit of another process
     /// that the snapshot shows first.
-    private func prepare(_ core: ConnectionCore, _ lmdb: LMDBTransaction, snapshotID: Int) throws -> ReadTransaction.Snapshot {
+    /// `snapshotID` names the LMDB snapshot `lmdb` sees (``LMDBTransaction/snapshotID``): `nil`
+    /// when it cannot be known, and the cache then reads the snapshot's commit.
+    private func prepare(_ core: ConnectionCore, _ lmdb: LMDBTransaction, snapshotID: Int?) throws -> ReadTransaction.Snapshot {
         let hub = shared.changeHub
         let flushesBefore = configuration.onEvent == nil ? 0 : core.cache.currentStatistics.flushes
         let (commit, usable) = try core.cache.prepare(
@@ -200,13 +209,62 @@ public final class Database: DatabaseAccess {
             try read(LMDBTransaction(handle: handle, environment: environment, attempt: nil), on: core, body)
         }
         if let pinnedResult { return pinnedResult }
-        return try environment.read { try read($0, on: core, body) }
+        // A snapshot older than one the connection has seen begins again (see `ReadRestart`).
+        var attempt = 0
+        var deadline: UInt64 = 0  // set at the first restart
+        while true {
+            let outcome = try environment.read { lmdb -> ReadOutcome<R> in
+                let snapshot = try prepare(core, lmdb, snapshotID: lmdb.snapshotID)
+                if !snapshot.cacheUsable, attempt < ReadRestart.attempts || DispatchTime.now().uptimeNanoseconds < deadline {
+                    return .again
+                }
+                let transaction = ReadTransaction(lmdb, database: self, core: core, snapshot: snapshot)
+                defer { transaction.isActive = false }
+                return .done(try body(transaction))
+            }
+            guard case .done(let result) = outcome else {
+                if attempt == 0 { deadline = DispatchTime.now().uptimeNanoseconds + ReadRestart.patience }
+                attempt += 1
+                ReadRestart.wait(attempt)
+                continue
+            }
+            return result
+        }
     }
 
     private func read<R>(_ lmdb: LMDBTransaction, on core: ConnectionCore, _ body: (ReadTransaction) throws -> R) throws -> R {
-        let transaction = ReadTransaction(lmdb, database: self, core: core, snapshot: try prepare(core, lmdb, snapshotID: lmdb.id))
+        let transaction = ReadTransaction(lmdb, database: self, core: core, snapshot: try prepare(core, lmdb, snapshotID: lmdb.snapshotID))
         defer { transaction.isActive = false }
         return try body(transaction)
+    }
+
+    /// What a read of the newest commit does when its snapshot is older than one its connection
+    /// has already seen: begins again.
+    ///
+    /// A read transaction sees the newest commit when it begins, so on one connection, whose
+    /// reads and writes move its cache forward, a later read normally sees as much as any before
+    /// it. Not always: LMDB publishes a commit's id after writing its meta page, and a reader
+    /// delayed inside its begin (see ``LMDBTransaction/snapshotID``) can see the pages of a commit
+    /// whose id is not published yet; the next read, begun before the writer publishes it, sees
+    /// the commit before. Beginning again until the id is out keeps the connection's reads in
+    /// order. A writer is between the two steps for a few instructions; one that stays there
+    /// (a process killed at that point, a thread descheduled for long) is waited for at most
+    /// ``patience``, after which the read keeps the older snapshot (without the cache).
+    enum ReadRestart {
+        /// Restarts that are always allowed, then the time after which a read stops restarting.
+        static let attempts = 16
+        static let patience: UInt64 = 200_000_000
+
+        /// Waits before restart `attempt`: the writer needs the processor more than this read.
+        static func wait(_ attempt: Int) {
+            if attempt <= attempts { sched_yield() } else { usleep(1_000) }
+        }
+    }
+
+    /// A read's result, or the word to begin it again (``ReadRestart``).
+    enum ReadOutcome<R> {
+        case done(R)
+        case again
     }
 
     /// A commit made by this process, to hand to the participants once LMDB has committed it.
