@@ -19,9 +19,9 @@ struct TreeNodeCacheTests {
         let saved = TreeNodeCache.byteLimit.load(ordering: .relaxed)
         TreeNodeCache.byteLimit.store(byteLimit, ordering: .relaxed)
         defer { TreeNodeCache.byteLimit.store(saved, ordering: .relaxed) }
-        let savedPending = ExtensionMaintenance.pendingTreeByteLimit.load(ordering: .relaxed)
-        ExtensionMaintenance.pendingTreeByteLimit.store(pendingLimit, ordering: .relaxed)
-        defer { ExtensionMaintenance.pendingTreeByteLimit.store(savedPending, ordering: .relaxed) }
+        let savedPending = ListWriteState.pendingByteLimit.load(ordering: .relaxed)
+        ListWriteState.pendingByteLimit.store(pendingLimit, ordering: .relaxed)
+        defer { ListWriteState.pendingByteLimit.store(savedPending, ordering: .relaxed) }
         let seed = UInt64.random(in: 0...UInt64.max)
         var random = SplitMix(seed: seed)
         try withStore { db, _ in

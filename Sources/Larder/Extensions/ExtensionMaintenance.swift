@@ -7,11 +7,10 @@ final class ExtensionMaintenance: WriteParticipant {
     /// The extensions this transaction keeps up to date, dependencies first.
     let runtimes: [any ExtensionRuntime]
     private let registry: ExtensionRegistry
-    /// The items each list (view or filtered view) saw change, with their item keys before the
-    /// transaction and now, by extension name (lists report them at commit), up to a limit the
-    /// list gives; `nil` for a list that saw more. Extension names are told apart by their bytes,
-    /// as everywhere.
-    private var touched: [ExactString: [YapDB.Index: TouchedItem]?] = [:]
+    /// What each extension keeps while this write attempt runs (see ``ExtensionWriteState``),
+    /// by the extension's first database: a verification rebuilds an extension under its name
+    /// into other databases, whose state must stay apart.
+    private var states: [DatabaseHandle: any ExtensionWriteState] = [:]
     /// The bytes at an index just before the transaction changed them (see ``willChange(_:at:in:)``),
     /// until the change is handed to the extensions.
     private var previous: (index: YapDB.Index, image: StoredImage)?
@@ -23,19 +22,6 @@ final class ExtensionMaintenance: WriteParticipant {
     private let keepsPreviousImages: Bool
     /// Whether some extension that keeps previous images reads metadata.
     private let keepsPreviousMetadata: Bool
-    /// Relationships extensions that asked for a garbage collection before the commit.
-    private var collectionRequests: Set<ExactString> = []
-    /// Working state an extension keeps while one of its operations runs (the cascade of the
-    /// delete rules), by key. Not forked: an operation does not span two callers of a group
-    /// commit.
-    var scratch: [ExactString: AnyObject] = [:]
-    /// The view trees' changes not yet applied, by the tree's database (not the view's name:
-    /// `verifyExtensions()` rebuilds a view under its name into other databases).
-    private var pendingTrees: [DatabaseHandle: PendingTreeChanges] = [:]
-    /// The full-text searches' postings not yet written, by the search's `postings` database
-    /// (like ``pendingTrees``, not by name).
-    private var pendingPostings: [DatabaseHandle: FullTextPendingPostings] = [:]
-
     init(registry: ExtensionRegistry) {
         self.registry = registry
         self.runtimes = registry.all
@@ -48,50 +34,36 @@ final class ExtensionMaintenance: WriteParticipant {
         runtimes = other.runtimes
         keepsPreviousImages = other.keepsPreviousImages
         keepsPreviousMetadata = other.keepsPreviousMetadata
-        touched = other.touched
-        collectionRequests = other.collectionRequests
-        pendingTrees = other.pendingTrees
-        pendingPostings = other.pendingPostings
+        states = other.states.mapValues { $0.fork() }
     }
 
     func fork() -> ExtensionMaintenance {
         ExtensionMaintenance(copying: self)
     }
 
-    // MARK: What extensions note
+    // MARK: The extensions' states
 
-    /// Notes that list `name` moved `index` from item key `old` to `new` (`nil`: out of the
-    /// list) in this transaction; the first change of an index keeps its `old` as the key before
-    /// the transaction. Past `limit` indexes the list's are forgotten and ``touched(by:)`` answers
-    /// `nil` (a bulk change, which a view reports as a reset: itemizing it would cost more than
-    /// the report is worth).
-    func noteTouched(_ index: YapDB.Index, by name: String, from old: [UInt8]?, to new: [UInt8]?, limit: Int) {
-        let name = ExactString(name)
-        switch touched[name] {
-        case nil:
-            touched[name] = .some([index: TouchedItem(before: old, now: new)])
-        case .some(nil):
-            return
-        case .some(.some):
-            // In place: no copy of the dictionary is held meanwhile.
-            if touched[name]!![index] != nil {
-                touched[name]!![index]!.now = new
-            } else {
-                touched[name]!![index] = TouchedItem(before: old, now: new)
-                if touched[name]!!.count > limit { touched[name] = .some(nil) }
-            }
-        }
+    /// The state the extension whose databases are `parts` keeps in this write attempt, made by
+    /// `make` the first time it is asked for.
+    @inline(__always)
+    func state<S: ExtensionWriteState>(of parts: ExtensionParts, _ make: () -> S) -> S {
+        let key = parts.identity
+        if let existing = states[key] { return existing as! S }  // only `make` of S makes the state under `key`
+        let made = make()
+        states[key] = made
+        return made
     }
 
-    /// Notes that list `name` changed too much in this transaction to itemize (a reset).
-    func noteReset(by name: String) {
-        touched[ExactString(name)] = .some(nil)
+    /// The state the extension whose databases are `parts` keeps in this write attempt, `nil`
+    /// when it has made none.
+    func existingState<S: ExtensionWriteState>(of parts: ExtensionParts, as type: S.Type) -> S? {
+        guard !states.isEmpty else { return nil }
+        return states[parts.identity].map { $0 as! S }
     }
 
-    /// The items list `name` saw change in this transaction (none: empty), `nil` when they were
-    /// more than the limit it gave.
-    func touched(by name: String) -> [YapDB.Index: TouchedItem]? {
-        touched[ExactString(name)] ?? [:]
+    /// Forgets the state of the extension whose databases are `parts` (they were emptied).
+    func discardState(of parts: ExtensionParts) {
+        states[parts.identity] = nil
     }
 
     // MARK: Previous values
@@ -141,57 +113,6 @@ final class ExtensionMaintenance: WriteParticipant {
             return metadata ? try txn.extensionMetadata(T.self, at: row.index, written: row.writtenMetadata)
                 : try txn.extensionObject(T.self, at: row.index, written: row.writtenObjectBox)
         }
-    }
-
-    /// Beyond this many bytes of changes waiting for one tree, they are applied at once, so that
-    /// a bulk write does not hold them all in memory. Tests lower it.
-    static let pendingTreeByteLimit = Atomic<Int>(4 << 20)
-
-    /// Notes that `key` must end up in the tree kept in `database` (`present`) or out of it;
-    /// returns whether the changes waiting for that tree passed ``pendingTreeByteLimit``.
-    func deferTreeChange(_ key: [UInt8], present: Bool, in database: DatabaseHandle) -> Bool {
-        pendingTrees[database, default: PendingTreeChanges()].add(key, present: present) > Self.pendingTreeByteLimit.load(ordering: .relaxed)
-    }
-
-    /// Notes that the count of the group `groupKey` of the list whose tree is kept in `database`
-    /// changes by `change`.
-    func deferCountChange(ofGroupKey groupKey: [UInt8], by change: Int, in database: DatabaseHandle) {
-        pendingTrees[database, default: PendingTreeChanges()].changeCount(ofGroupKey: groupKey, by: change)
-    }
-
-    /// The changes waiting for the list whose tree is kept in `database`, which are no longer
-    /// waiting; `nil` when there are none.
-    func takePendingTreeChanges(for database: DatabaseHandle) -> PendingTreeChanges? {
-        guard !pendingTrees.isEmpty else { return nil }
-        return pendingTrees.removeValue(forKey: database)
-    }
-
-    /// Forgets the changes waiting for the tree in `database` (it was emptied).
-    func discardPendingTreeChanges(for database: DatabaseHandle) {
-        pendingTrees[database] = nil
-    }
-
-    /// Takes out the waiting postings of the full-text search whose postings are kept in
-    /// `database` (empty when there are none); give them back with ``storePendingPostings(_:for:)``.
-    func takePendingPostings(for database: DatabaseHandle) -> FullTextPendingPostings {
-        guard !pendingPostings.isEmpty else { return FullTextPendingPostings() }
-        return pendingPostings.removeValue(forKey: database) ?? FullTextPendingPostings()
-    }
-
-    /// Keeps `pending` as the waiting postings of the search whose postings are kept in
-    /// `database` (nothing when it holds nothing).
-    func storePendingPostings(_ pending: FullTextPendingPostings, for database: DatabaseHandle) {
-        if pending.hasPostings || pending.statistics != nil { pendingPostings[database] = pending }
-    }
-
-    /// Asks for a garbage collection by the relationships extension `name` before the commit.
-    func requestGarbageCollection(by name: String) {
-        collectionRequests.insert(ExactString(name))
-    }
-
-    /// Whether extension `name` asked for a garbage collection; forgets the request.
-    func takeGarbageCollectionRequest(by name: String) -> Bool {
-        collectionRequests.remove(ExactString(name)) != nil
     }
 
     // MARK: The write path

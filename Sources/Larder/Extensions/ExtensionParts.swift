@@ -3,6 +3,10 @@ struct ExtensionParts: Sendable {
     let names: [String]
     let handles: [String: DatabaseHandle]
 
+    /// The database of the first part: it tells this extension's databases apart from any
+    /// other's (another extension's, or this one's rebuilt elsewhere for a verification).
+    var identity: DatabaseHandle { self[names[0]] }
+
     subscript(part: String) -> DatabaseHandle {
         guard let handle = handles[part] else { preconditionFailure("Larder: extension part \(part) was not opened") }
         return handle

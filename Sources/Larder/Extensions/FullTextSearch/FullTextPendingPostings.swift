@@ -13,9 +13,8 @@ import Synchronization
 ///
 /// It also holds the statistics record while the transaction changes it.
 ///
-/// A value: the write path keeps one per search for each transaction, copied for each caller of
-/// a group commit (``ExtensionMaintenance/fork()``), so a caller that fails takes its postings
-/// with it.
+/// A value: each search keeps one in its ``FullTextWriteState`` for each write attempt, copied
+/// for each caller of a group commit, so a caller that fails takes its postings with it.
 struct FullTextPendingPostings {
     /// One term's waiting postings, in document id order: the first document's posting, then
     /// for each next one the difference of its id from the one before and its posting, as a

@@ -27,15 +27,12 @@ struct FullTextStorage: Sendable {
     /// Runs `body` with the postings `txn` added to this search and has not written yet (see
     /// ``FullTextPendingPostings``), kept for the rest of the transaction afterwards.
     func withPending<R>(in txn: ReadWriteTransaction, _ body: (inout FullTextPendingPostings) throws -> R) rethrows -> R {
-        let work = txn.extensionWork
-        var pending = work.takePendingPostings(for: postings)
-        defer { work.storePendingPostings(pending, for: postings) }
-        return try body(&pending)
+        try txn.extensionWork.state(of: parts) { FullTextWriteState() }.withPending(body)
     }
 
     /// Forgets the waiting postings and statistics of `txn` (the parts were emptied).
     func discardPending(in txn: ReadWriteTransaction) {
-        _ = txn.extensionWork.takePendingPostings(for: postings)
+        txn.extensionWork.existingState(of: parts, as: FullTextWriteState.self)?.discard()
     }
 
     /// Writes what `transaction` has waiting, when it is a write transaction, so that reads see

@@ -21,8 +21,6 @@ final class RelationshipsRuntime: ExtensionRuntime {
     private let manualEdgesCollection: ExactString
     /// The collections garbage collection deletes from, by their bytes.
     private let garbageCollected: Set<ExactString>
-    /// The key of this extension's cascade queue in the transaction's scratch space.
-    private let cascadeKey: ExactString
 
     init(name: String, definition: Relationships, parts: ExtensionParts) {
         self.name = name
@@ -33,7 +31,6 @@ final class RelationshipsRuntime: ExtensionRuntime {
         sources[manualEdgesCollection, default: []].append(.manual)
         self.sources = sources
         garbageCollected = Set(names: definition.garbageCollected)
-        cascadeKey = ExactString("cascade." + name)
     }
 
     /// Whether `collection` is where the roots are, byte for byte.
@@ -340,13 +337,19 @@ final class RelationshipsRuntime: ExtensionRuntime {
     /// The "last source / last destination" checks wait until everything else has run, and run
     /// again after every round that deleted something, so that the result does not depend on the
     /// order of the edges: what is deleted is the smallest set closed under every rule.
+    /// What this extension keeps in `txn`'s write attempt.
+    private func writeState(in txn: ReadWriteTransaction) -> RelationshipsWriteState {
+        txn.extensionWork.state(of: parts) { RelationshipsWriteState() }
+    }
+
     private func cascade(in txn: ReadWriteTransaction, _ body: (CascadeQueue) throws -> Void) throws {
-        if let queue = txn.extensionWork.scratch[cascadeKey] as? CascadeQueue {
+        let state = writeState(in: txn)
+        if let queue = state.cascade {
             return try body(queue)
         }
         let queue = CascadeQueue()
-        txn.extensionWork.scratch[cascadeKey] = queue
-        defer { txn.extensionWork.scratch[cascadeKey] = nil }
+        state.cascade = queue
+        defer { state.cascade = nil }
         try body(queue)
         while true {
             while queue.next < queue.actions.count {
@@ -441,12 +444,14 @@ final class RelationshipsRuntime: ExtensionRuntime {
 
     private func requestCollection(in txn: ReadWriteTransaction) {
         guard definition.collectsAfterWrites, !garbageCollected.isEmpty, !txn.isRestoring else { return }
-        txn.extensionWork.requestGarbageCollection(by: name)
+        writeState(in: txn).collectionRequested = true
     }
 
     func willFinish(in txn: ReadWriteTransaction) throws {
         // Deleting garbage may run rules that remove references again: repeat until it settles.
-        while txn.extensionWork.takeGarbageCollectionRequest(by: name) {
+        guard let state = txn.extensionWork.existingState(of: parts, as: RelationshipsWriteState.self) else { return }
+        while state.collectionRequested {
+            state.collectionRequested = false
             _ = try collectGarbage(in: txn)
         }
     }

@@ -157,27 +157,32 @@ struct ListRuntime<Object: Codable & Sendable, Metadata: Codable & Sendable>: Se
     /// - Throws: ``LarderError/Code/keyTooLong`` when `itemKey` is over LMDB's key limit; as
     ///   ``settle(in:)`` when the waiting changes outgrow their limit.
     func place(_ index: YapDB.Index, from old: [UInt8]?, to itemKey: [UInt8]?, in txn: ReadWriteTransaction) throws {
-        let work = txn.extensionWork
-        work.noteTouched(index, by: name, from: old, to: itemKey, limit: Self.itemizedChangeLimit)
+        let state = writeState(in: txn)
+        state.noteTouched(index, from: old, to: itemKey, limit: Self.itemizedChangeLimit)
         guard old != itemKey else { return }
         if let itemKey, itemKey.count > txn.maxKeySize {
             throw LarderError(.keyTooLong, "the view item (group, sort key, collection, key) takes \(itemKey.count) bytes; the limit is \(txn.maxKeySize)", operation: "view", index: index, extensionName: name)
         }
         // The tree's and the group counts' changes wait for the transaction's other changes
         // (see `settle(in:)`).
-        let tree = parts["tree"]
         var settleNow = false
         // An item that stays in its group (a new sort key) leaves the group's count alone.
         let sameGroup = old.flatMap { old in itemKey.map { Self.groupPrefix(of: old) == Self.groupPrefix(of: $0) } } ?? false
         if let old {
-            settleNow = work.deferTreeChange(old, present: false, in: tree)
-            if !sameGroup { work.deferCountChange(ofGroupKey: try Self.groupKey(ofItemKey: old), by: -1, in: tree) }
+            settleNow = state.deferTreeChange(old, present: false)
+            if !sameGroup { state.deferCountChange(ofGroupKey: try Self.groupKey(ofItemKey: old), by: -1) }
         }
         if let itemKey {
-            settleNow = work.deferTreeChange(itemKey, present: true, in: tree) || settleNow
-            if !sameGroup { work.deferCountChange(ofGroupKey: try Self.groupKey(ofItemKey: itemKey), by: 1, in: tree) }
+            settleNow = state.deferTreeChange(itemKey, present: true) || settleNow
+            if !sameGroup { state.deferCountChange(ofGroupKey: try Self.groupKey(ofItemKey: itemKey), by: 1) }
         }
         if settleNow { try settle(in: txn) }
+    }
+
+    /// What this list keeps in `txn`'s write attempt.
+    @inline(__always)
+    func writeState(in txn: ReadWriteTransaction) -> ListWriteState {
+        txn.extensionWork.state(of: parts) { ListWriteState() }
     }
 
     /// Applies the changes of the tree and of the group counts this transaction has made and not
@@ -186,7 +191,7 @@ struct ListRuntime<Object: Codable & Sendable, Metadata: Codable & Sendable>: Se
     /// filtered view's rebuild, verification.
     /// - Throws: what the tree throws (a damaged tree).
     func settle(in txn: ReadWriteTransaction) throws {
-        guard let pending = txn.extensionWork.takePendingTreeChanges(for: parts["tree"]) else { return }
+        guard let pending = txn.extensionWork.existingState(of: parts, as: ListWriteState.self)?.takePending() else { return }
         let tree = tree(txn.lmdb)
         let countBefore = try tree.count()
         try tree.apply(sorted: pending.netted())
@@ -218,7 +223,7 @@ struct ListRuntime<Object: Codable & Sendable, Metadata: Codable & Sendable>: Se
 
     /// Forgets the tree's waiting changes (its databases were emptied).
     func discardPending(in txn: ReadWriteTransaction) {
-        txn.extensionWork.discardPendingTreeChanges(for: parts["tree"])
+        txn.extensionWork.existingState(of: parts, as: ListWriteState.self)?.pending = nil
     }
 
     /// Runs a rebuild's `body` over the emptied list: waiting changes from before are forgotten
@@ -344,10 +349,11 @@ struct ListRuntime<Object: Codable & Sendable, Metadata: Codable & Sendable>: Se
         let tree = try settledTree(in: txn)
         let total = try tree.count()
         if total > Self.itemizedChangeLimit {
-            txn.extensionWork.noteReset(by: name)
+            writeState(in: txn).noteReset()
         } else {
+            let state = writeState(in: txn)
             for key in try tree.keys(from: 0, limit: total, reversed: false) {
-                txn.extensionWork.noteTouched(try Self.split(itemKey: key).index, by: name, from: key, to: nil, limit: Self.itemizedChangeLimit)
+                state.noteTouched(try Self.split(itemKey: key).index, from: key, to: nil, limit: Self.itemizedChangeLimit)
             }
         }
         discardPending(in: txn)
@@ -422,7 +428,7 @@ struct ListRuntime<Object: Codable & Sendable, Metadata: Codable & Sendable>: Se
     /// (read in a snapshot of the last commit, which this transaction started from) and where it
     /// is now.
     func listChanges(in txn: ReadWriteTransaction) throws -> [UInt8]? {
-        guard let touched = txn.extensionWork.touched(by: name) else {
+        guard let touched = txn.extensionWork.existingState(of: parts, as: ListWriteState.self).map({ $0.touched }) ?? [:] else {
             return try ViewChanges(isReset: true).messagePackBytes()
         }
         guard !touched.isEmpty else { return nil }
