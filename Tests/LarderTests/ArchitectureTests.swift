@@ -91,6 +91,29 @@ struct ArchitectureTests {
 }
 
 extension ArchitectureTests {
+    /// Architecture.md names every target folder (`Sources/<target>/`), every folder of the
+    /// library (`` `<folder>/` ``) and every kind's folder under `Extensions/`: a folder added
+    /// without its place in the map fails here.
+    @Test func theArchitecturePageNamesEveryFolder() throws {
+        let page = try String(contentsOf: Self.allSources.deletingLastPathComponent().appendingPathComponent("Documentation/Architecture.md"), encoding: .utf8)
+        func folders(_ url: URL) throws -> [String] {
+            try FileManager.default.contentsOfDirectory(at: url, includingPropertiesForKeys: [.isDirectoryKey])
+                .filter { try $0.resourceValues(forKeys: [.isDirectoryKey]).isDirectory == true }
+                .map(\.lastPathComponent).sorted()
+        }
+        let targets = try folders(Self.allSources)
+        #expect(targets.count >= 8 && targets.contains("Larder"))
+        for target in targets {
+            #expect(page.contains("Sources/\(target)/"), "Architecture.md does not name the target folder Sources/\(target)/")
+        }
+        let libraryFolders = try folders(Self.sources).filter { !$0.hasSuffix(".docc") }
+        let kindFolders = try folders(Self.sources.appendingPathComponent("Extensions"))
+        #expect(libraryFolders.count >= 10 && kindFolders.count >= 5)
+        for folder in libraryFolders + kindFolders {
+            #expect(page.contains("`\(folder)/"), "Architecture.md does not name the folder \(folder)/")
+        }
+    }
+
     /// Files that may declare more than one top-level public, package or internal type, each with
     /// the reason. Keep it short: a newcomer finds a type by the file named after it.
     static let filesWithSeveralTypes: [String: String] = [:]

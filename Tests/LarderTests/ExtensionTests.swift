@@ -75,6 +75,19 @@ struct ExtensionTests {
         #expect(try db.verifyExtensions().isEmpty)
     }
 
+    /// A definition that depends on an extension nobody registered: registering it must fail
+    /// before its runtime is made.
+    struct Dependent: ExtensionDefinition {
+        var versionTag: String { "1" }
+
+        func registration(named name: String, in database: Database) -> ExtensionRegistration<Int> {
+            ExtensionRegistration(kind: "test", collections: nil, dependencies: ["missing"], parts: ["p"], handle: 0) { _ in
+                Issue.record("must not be built")
+                throw CancellationError()
+            }
+        }
+    }
+
     @Test func conflictsAndBadNamesAreClearErrors() throws {
         try withStore { db, _ in
             let calls = Counter()
@@ -85,12 +98,7 @@ struct ExtensionTests {
                 error = #expect(throws: LarderError.self) { try db.register(Self.countingIndex(calls: calls), named: name) }
                 #expect(error?.code == .invalidExtensionName)
             }
-            error = #expect(throws: LarderError.self) {
-                try db.registerExtension(named: "dependent", kind: "test", versionTag: "1", collections: nil, dependencies: ["missing"], parts: ["p"], progress: nil) { _ in
-                    Issue.record("must not be built")
-                    throw CancellationError()
-                }
-            }
+            error = #expect(throws: LarderError.self) { try db.register(Dependent(), named: "dependent") }
             #expect(error?.code == .extensionNotRegistered)
             #expect(db.registeredExtensions == ["byPrice"])
         }
@@ -116,6 +124,42 @@ struct ExtensionTests {
             #expect(try db.read { try $0[again].count() } == 51)
             #expect(calls.count == 101)
         }
+    }
+
+    /// Unregistering an extension this process did not register finds its databases by their
+    /// names, whatever its kind: one of a kind this Larder does not know (written by a later
+    /// one) is emptied too, and the databases of extension `a.b` are not extension `a`'s.
+    @Test func unregisteringAnExtensionOfAnyKindEmptiesItsDatabasesOnly() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("store")
+        do {
+            let db = try Database(path: path)
+            try Self.fill(db, count: 20)
+            try db.register(Self.countingIndex(calls: Counter()), named: "a.b")
+            try db.write { txn in
+                let record = ExtensionRecord(kind: "aKindFromTheFuture", versionTag: "1", collections: nil, stale: false)
+                try record.write("a", in: txn.lmdb)
+                for part in ["first", "second"] {
+                    let database = try txn.lmdb.openDatabase(ExtensionParts.databaseName(extension: "a", part: part), create: true)
+                    try txn.lmdb.put(database, key: part, value: UnsafeRawBufferPointer(start: nil, count: 0))
+                }
+            }
+        }
+        let db = try Database(path: path)
+        try db.unregisterExtension(named: "a")
+        try db.read { txn throws in
+            #expect(try ExtensionRecord.read("a", in: txn.lmdb) == nil)
+            for part in ["first", "second"] {
+                #expect(try txn.lmdb.count(txn.lmdb.openDatabase("x.a.\(part)", create: false)) == 0)
+            }
+            #expect(try ExtensionRecord.read("a.b", in: txn.lmdb) != nil)
+            #expect(try txn.lmdb.count(txn.lmdb.openDatabase("x.a.b.entries", create: false)) == 20)
+        }
+        let calls = Counter()
+        let index = try db.register(Self.countingIndex(calls: calls), named: "a.b")
+        #expect(calls.count == 0)  // kept: nothing to rebuild
+        #expect(try db.read { try $0[index].count() } == 20)
+        #expect(try db.verifyExtensions().isEmpty)
     }
 
     @Test func writesWithoutTheExtensionMakeItStale() throws {

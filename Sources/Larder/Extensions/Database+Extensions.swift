@@ -18,13 +18,37 @@ extension Database {
         shared.extensions.all.map(\.name)
     }
 
-    /// Registers the extension that `make` builds over its opened parts.
-    func registerExtension(
-        named name: String, kind: String, versionTag: String, collections: Set<ExactString>?, dependencies: [String],
-        parts: [String], progress: ((RegistrationProgress) -> Void)?,
-        make: (ExtensionParts) throws -> any ExtensionRuntime
-    ) throws {
+    /// Registers `definition` under `name` and returns the handle to read it with.
+    ///
+    /// Registering again with the same definition (kind and tag) returns the same handle at no
+    /// cost; a new name or tag (re)builds the extension, reporting `progress`. See ``Database``
+    /// ("Registering, unregistering and checking extensions").
+    ///
+    /// ```swift
+    /// let byCategory = try db.register(AutoView<Product, NoMetadata>(collections: ["products"], versionTag: "1",
+    ///     grouping: { _, product in product.category },
+    ///     sorting: { _, a, _, b in a.price < b.price }), named: "byCategory")
+    /// ```
+    /// - Throws: ``LarderError/Code/extensionConflict`` when `name` is registered with another
+    ///   definition; ``LarderError/Code/extensionNotRegistered`` when a dependency (a filtered
+    ///   view's parent) is not; ``LarderError/Code/invalidExtensionName``; what the definition's
+    ///   ``ExtensionDefinition/registration(named:in:)`` throws; errors from building the
+    ///   extension (the store is then unchanged).
+    @discardableResult
+    public func register<Definition: ExtensionDefinition>(
+        _ definition: Definition, named name: String, progress: ((RegistrationProgress) -> Void)? = nil
+    ) throws -> Definition.Handle {
         try Self.validate(extensionName: name)
+        let registration = try definition.registration(named: name, in: self)
+        try registerExtension(named: name, versionTag: definition.versionTag, registration, progress: progress)
+        return registration.handle
+    }
+
+    /// Registers the extension `registration` describes, under `name` with `versionTag`.
+    private func registerExtension<Handle>(
+        named name: String, versionTag: String, _ registration: ExtensionRegistration<Handle>, progress: ((RegistrationProgress) -> Void)?
+    ) throws {
+        let (kind, collections, dependencies, parts, make) = (registration.kind, registration.collections, registration.dependencies, registration.parts, registration.make)
         let registry = shared.extensions
         if let existing = registry.runtime(named: name) {
             // Tags compare their bytes, as the record stores them.
@@ -84,10 +108,12 @@ extension Database {
             let registered = registry.runtime(named: name)
             if let registered {
                 try registered.parts.empty(in: txn.lmdb)
-            } else if let record = try ExtensionRecord.read(name, in: txn.lmdb) {
-                for part in Self.parts(ofKind: record.kind) {
+            } else if try ExtensionRecord.read(name, in: txn.lmdb) != nil {
+                // Of any kind, even one this Larder does not know: its databases are found by
+                // their names.
+                for databaseName in try Self.databaseNames(ofExtension: name, in: txn.lmdb) {
                     // Keep the (now empty) database: its handle may be open in this process.
-                    if let database = try? txn.lmdb.openDatabase(ExtensionParts.databaseName(extension: name, part: part), create: false) {
+                    if let database = try? txn.lmdb.openDatabase(databaseName, create: false) {
                         try txn.lmdb.empty(database)
                     }
                 }
@@ -157,15 +183,20 @@ extension Database {
         }
     }
 
-    /// The parts each kind keeps, to clean up an extension this process did not register (with
-    /// the `map` that views, filtered views and indexes kept up to store format 3).
-    static func parts(ofKind kind: String) -> [String] {
-        switch kind {
-        case ExtensionKind.secondaryIndex: ["entries", Self.retiredMapPart]
-        case ExtensionKind.relationships: RelationshipsRuntime.partNames
-        case ExtensionKind.fullTextSearch: FullTextStorage.partNames
-        default: ["tree", Self.retiredMapPart, "groups"]
+    /// The names of the databases extension `name` keeps in the store, whatever its kind
+    /// (the `map` that views, filtered views and indexes kept up to store format 3 among them):
+    /// `x.<name>.<part>`, where no part name holds a dot (so `x.a.b.tree`, a part of extension
+    /// `a.b`, is not one of extension `a`'s). Read from the main database's keys.
+    static func databaseNames(ofExtension name: String, in lmdb: LMDBTransaction) throws -> [String] {
+        let prefix = Array(ExtensionParts.databaseName(extension: name, part: "").utf8)
+        var names: [String] = []
+        try lmdb.forEachEntry(in: .main) { key, _ in
+            guard key.count > prefix.count, key.starts(with: prefix) else { return true }
+            let part = key[(key.startIndex + prefix.count)...]
+            if !part.contains(UInt8(ascii: ".")) { names.append(String(decoding: key, as: UTF8.self)) }
+            return true
         }
+        return names
     }
 
     /// The part in which views, filtered views and indexes kept, up to store format 3, each

@@ -2,15 +2,13 @@
 /// transactions from the changes of the collections it reads, keeping its state in named LMDB
 /// databases of its own (`x.<name>.<part>`).
 ///
-/// The store knows extensions only through this protocol. It is internal on purpose: the kinds
-/// Larder offers (``AutoView``, ``FilteredView``, ``SecondaryIndex``, ``Relationships``,
-/// ``FullTextSearch``) are registered with
-/// ``Database/register(_:named:progress:)-(AutoView<Object,Metadata>,_,_)`` and friends.
+/// The store knows extensions only through this protocol. It is internal on purpose: a kind's
+/// public definition (an ``ExtensionDefinition``) makes its runtime through its
+/// ``ExtensionRegistration``, and ``Database/register(_:named:progress:)`` registers it.
 protocol ExtensionRuntime: AnyObject, Sendable {
     /// The name it was registered under.
     var name: String { get }
-    /// What kind of extension it is ("view", "filteredView", "secondaryIndex", "relationships",
-    /// "fullTextSearch").
+    /// Its kind's name in the store's records (``ExtensionRegistration``).
     var kind: String { get }
     /// Changes when the definition changes; a new tag rebuilds the extension.
     var versionTag: String { get }

@@ -28,26 +28,23 @@ public struct FilteredView<Object: Codable & Sendable, Metadata: Codable & Senda
     }
 }
 
-extension Database {
-    /// Registers `filteredView` under `name` and returns the handle to read it with (the same
-    /// kind of handle as a view's). Its parent must be registered already.
-    /// - Throws: ``LarderError/Code/extensionNotRegistered`` when the parent is not registered;
-    ///   ``LarderError/Code/extensionConflict`` when `name` is registered with another
-    ///   definition or the parent has other types; ``LarderError/Code/invalidExtensionName``.
-    @discardableResult
-    public func register<Object, Metadata>(
-        _ filteredView: FilteredView<Object, Metadata>, named name: String, progress: ((RegistrationProgress) -> Void)? = nil
-    ) throws -> ViewHandle<Object, Metadata> {
-        try registerExtension(
-            named: name, kind: ExtensionKind.filteredView, versionTag: filteredView.versionTag,
-            collections: shared.extensions.runtime(named: filteredView.parent)?.collections,
-            dependencies: [filteredView.parent], parts: ListRuntime<Object, Metadata>.partNames, progress: progress
-        ) { parts in
-            guard let parent = shared.extensions.runtime(named: filteredView.parent) else {
-                throw LarderError(.extensionNotRegistered, "the parent view \(filteredView.parent) is not registered", operation: "register", extensionName: name)
-            }
-            return try FilteredViewRuntime.make(name: name, definition: filteredView, parent: parent, parts: parts)
+extension FilteredView: ExtensionDefinition {
+    /// What registering it returns: the view handle a filtered view is read with, as a view is.
+    public typealias Handle = ViewHandle<Object, Metadata>
+
+    /// How a store keeps this filtered view (``Database/register(_:named:progress:)`` calls it).
+    /// Its parent must be registered already.
+    /// - Throws: ``LarderError/Code/extensionNotRegistered`` when the parent is not registered.
+    public func registration(named name: String, in database: Database) throws -> ExtensionRegistration<Handle> {
+        let parentName = parent
+        guard let parent = database.shared.extensions.runtime(named: parentName) else {
+            throw LarderError(.extensionNotRegistered, "extension \(name) depends on \(parentName), which is not registered: register \(parentName) first", operation: "register", extensionName: name)
         }
-        return ViewHandle(name: name)
+        return ExtensionRegistration(
+            kind: FilteredViewRuntime<Object, Metadata>.kindName, collections: parent.collections, dependencies: [parentName],
+            parts: ListRuntime<Object, Metadata>.partNames, handle: Handle(name: name)
+        ) { parts in
+            try FilteredViewRuntime.make(name: name, definition: self, parent: parent, parts: parts)
+        }
     }
 }

@@ -25,7 +25,9 @@ final class FilteredViewRuntime<Object: Codable & Sendable, Metadata: Codable & 
         return FilteredViewRuntime(name: name, definition: definition, parent: list, parentRuntime: parent, parts: parts)
     }
 
-    var kind: String { ExtensionKind.filteredView }
+    /// The kind's name in the store's records.
+    static var kindName: String { "filteredView" }
+    var kind: String { Self.kindName }
     var versionTag: String { definition.versionTag }
     var collections: Set<ExactString>? { parentRuntime.collections }
     var dependencies: [String] { [definition.parent] }

@@ -98,32 +98,24 @@ extension FullTextSearch where Metadata == NoMetadata {
     }
 }
 
-extension Database {
-    /// Registers the full-text index `search` under `name` and returns the handle to query it
-    /// with; see ``Database`` ("Registering, unregistering and checking extensions") for what
-    /// registration does. Registering again with the same definition returns the same handle at
-    /// no cost; a new name or tag builds the index, reporting `progress`.
+extension FullTextSearch: ExtensionDefinition {
+    /// What registering it returns: the handle the index is queried with.
+    public typealias Handle = FullTextSearchHandle<Object, Metadata>
+
+    /// How a store keeps this full-text index (``Database/register(_:named:progress:)`` calls it).
     /// - Throws: ``LarderError/Code/invalidConfiguration`` when the columns are empty, repeat a
-    ///   name, have a name queries cannot write, or have weights that do not match them, or when
-    ///   the texts closure returns a number of texts other than the number of columns while the
-    ///   index is built; ``LarderError/Code/extensionConflict`` when `name` is registered with
-    ///   another definition; ``LarderError/Code/invalidExtensionName``; errors from building the
-    ///   index (the store is then unchanged).
-    /// - Complexity: O(1) when the store has the index with this tag; else O(t log n) to build
-    ///   it, for the t tokens of the objects read and the n blocks of postings.
-    @discardableResult
-    public func register<Object, Metadata>(
-        _ search: FullTextSearch<Object, Metadata>, named name: String, progress: ((RegistrationProgress) -> Void)? = nil
-    ) throws -> FullTextSearchHandle<Object, Metadata> {
-        if let problem = search.problem {
+    ///   name, have a name queries cannot write, or have weights that do not match them.
+    /// - Complexity: registering is O(1) when the store has the index with this tag; else O(t log
+    ///   n) to build it, for the t tokens of the objects read and the n blocks of postings.
+    public func registration(named name: String, in database: Database) throws -> ExtensionRegistration<Handle> {
+        if let problem {
             throw LarderError(.invalidConfiguration, "the full-text search \(name) cannot be registered: \(problem)", operation: "register", extensionName: name)
         }
-        try registerExtension(
-            named: name, kind: ExtensionKind.fullTextSearch, versionTag: search.versionTag,
-            collections: search.collections.map(Set.init(names:)), dependencies: [], parts: FullTextStorage.partNames, progress: progress
+        return ExtensionRegistration(
+            kind: FullTextSearchRuntime<Object, Metadata>.kindName, collections: collections.map(Set.init(names:)),
+            parts: FullTextStorage.partNames, handle: Handle(name: name)
         ) { parts in
-            FullTextSearchRuntime(name: name, definition: search, parts: parts)
+            FullTextSearchRuntime(name: name, definition: self, parts: parts)
         }
-        return FullTextSearchHandle(name: name)
     }
 }

@@ -19,7 +19,9 @@ final class FullTextSearchRuntime<Object: Codable & Sendable, Metadata: Codable 
         self.collections = definition.collections.map(Set.init(names:))
     }
 
-    var kind: String { ExtensionKind.fullTextSearch }
+    /// The kind's name in the store's records.
+    static var kindName: String { "fullTextSearch" }
+    var kind: String { Self.kindName }
     var versionTag: String { definition.versionTag }
     var dependencies: [String] { [] }
     var readsMetadata: Bool { Metadata.self != NoMetadata.self }

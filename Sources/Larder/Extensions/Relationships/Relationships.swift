@@ -73,25 +73,18 @@ public struct Relationships: Sendable {
     }
 }
 
-extension Database {
-    /// Registers `relationships` under `name` and returns the handle to query it with; see
-    /// ``Database`` ("Registering, unregistering and checking extensions") for what registration
-    /// does. Registering again with the same definition returns the same handle at no cost.
+extension Relationships: ExtensionDefinition {
+    /// What registering it returns: the handle the edges are read and edited with.
+    public typealias Handle = RelationshipsHandle
+
+    /// How a store keeps these relationships (``Database/register(_:named:progress:)`` calls it).
     ///
     /// Register it in every process that deletes values, before writing: a deletion made without
     /// it runs no rules (and marks the extension stale, so its edges are rebuilt at the next
     /// registration).
-    /// - Throws: ``LarderError/Code/extensionConflict`` when `name` is registered with another
-    ///   definition; ``LarderError/Code/invalidExtensionName``; errors from building the edges
-    ///   (the store is then unchanged).
-    @discardableResult
-    public func register(_ relationships: Relationships, named name: String, progress: ((RegistrationProgress) -> Void)? = nil) throws -> RelationshipsHandle {
-        try registerExtension(
-            named: name, kind: RelationshipsRuntime.kindName, versionTag: relationships.versionTag,
-            collections: nil, dependencies: [], parts: RelationshipsRuntime.partNames, progress: progress
-        ) { parts in
-            RelationshipsRuntime(name: name, definition: relationships, parts: parts)
+    public func registration(named name: String, in database: Database) -> ExtensionRegistration<Handle> {
+        ExtensionRegistration(kind: RelationshipsRuntime.kindName, collections: nil, parts: RelationshipsRuntime.partNames, handle: Handle(name: name)) { parts in
+            RelationshipsRuntime(name: name, definition: self, parts: parts)
         }
-        return RelationshipsHandle(name: name)
     }
 }

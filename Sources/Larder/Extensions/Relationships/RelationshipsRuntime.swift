@@ -8,7 +8,8 @@
 ///   the manual edge object, is not their source): to find them when the owner changes. The
 ///   edges a value declares itself are its forward edges with a null owner.
 final class RelationshipsRuntime: ExtensionRuntime {
-    static var kindName: String { ExtensionKind.relationships }
+    /// The kind's name in the store's records.
+    static var kindName: String { "relationships" }
     static var partNames: [String] { ["forward", "reverse", "owners"] }
 
     let name: String

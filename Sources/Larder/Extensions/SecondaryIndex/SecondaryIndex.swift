@@ -45,23 +45,17 @@ extension SecondaryIndex where Metadata == NoMetadata {
     }
 }
 
-extension Database {
-    /// Registers `index` under `name` and returns the handle to query it with; see
-    /// ``Database`` ("Registering, unregistering and checking extensions") for what registration
-    /// does. Registering again with the same definition returns the same handle at no cost.
-    /// - Throws: ``LarderError/Code/extensionConflict`` when `name` is registered with another
-    ///   definition; ``LarderError/Code/invalidExtensionName``; errors from building the index
-    ///   (the store is then unchanged).
-    @discardableResult
-    public func register<Object, Metadata>(
-        _ index: SecondaryIndex<Object, Metadata>, named name: String, progress: ((RegistrationProgress) -> Void)? = nil
-    ) throws -> SecondaryIndexHandle<Object, Metadata> {
-        try registerExtension(
-            named: name, kind: SecondaryIndexRuntime<Object, Metadata>.kindName, versionTag: index.versionTag,
-            collections: index.collections.map(Set.init(names:)), dependencies: [], parts: SecondaryIndexRuntime<Object, Metadata>.partNames, progress: progress
+extension SecondaryIndex: ExtensionDefinition {
+    /// What registering it returns: the handle the index is queried with.
+    public typealias Handle = SecondaryIndexHandle<Object, Metadata>
+
+    /// How a store keeps this index (``Database/register(_:named:progress:)`` calls it).
+    public func registration(named name: String, in database: Database) -> ExtensionRegistration<Handle> {
+        ExtensionRegistration(
+            kind: SecondaryIndexRuntime<Object, Metadata>.kindName, collections: collections.map(Set.init(names:)),
+            parts: SecondaryIndexRuntime<Object, Metadata>.partNames, handle: Handle(name: name)
         ) { parts in
-            SecondaryIndexRuntime(name: name, definition: index, parts: parts)
+            SecondaryIndexRuntime(name: name, definition: self, parts: parts)
         }
-        return SecondaryIndexHandle(name: name)
     }
 }

@@ -5,7 +5,8 @@
 /// its old entry is derived again from the object's previous bytes, which is why `columns` must
 /// be a pure function (store format 4 dropped the map format 3 kept).
 final class SecondaryIndexRuntime<Object: Codable & Sendable, Metadata: Codable & Sendable>: ExtensionRuntime {
-    static var kindName: String { ExtensionKind.secondaryIndex }
+    /// The kind's name in the store's records.
+    static var kindName: String { "secondaryIndex" }
     static var partNames: [String] { ["entries"] }
 
     let name: String

@@ -57,22 +57,17 @@ extension AutoView where Metadata == NoMetadata {
 @available(*, deprecated, renamed: "AutoView", message: "View was renamed AutoView so that it does not shadow SwiftUI.View")
 public typealias View<Object: Codable & Sendable, Metadata: Codable & Sendable> = AutoView<Object, Metadata>
 
-extension Database {
-    /// Registers `view` under `name` and returns the handle to read it with; see ``Database``
-    /// ("Registering, unregistering and checking extensions") for what registration does.
-    /// - Throws: ``LarderError/Code/extensionConflict`` when `name` is registered with another
-    ///   definition; ``LarderError/Code/invalidExtensionName``; errors from building the view
-    ///   (the store is then unchanged).
-    @discardableResult
-    public func register<Object, Metadata>(
-        _ view: AutoView<Object, Metadata>, named name: String, progress: ((RegistrationProgress) -> Void)? = nil
-    ) throws -> ViewHandle<Object, Metadata> {
-        try registerExtension(
-            named: name, kind: ExtensionKind.view, versionTag: view.versionTag, collections: view.collections.map(Set.init(names:)),
-            dependencies: [], parts: ListRuntime<Object, Metadata>.partNames, progress: progress
+extension AutoView: ExtensionDefinition {
+    /// What registering it returns: the handle the view is read with.
+    public typealias Handle = ViewHandle<Object, Metadata>
+
+    /// How a store keeps this view (``Database/register(_:named:progress:)`` calls it).
+    public func registration(named name: String, in database: Database) -> ExtensionRegistration<Handle> {
+        ExtensionRegistration(
+            kind: ViewRuntime<Object, Metadata>.kindName, collections: collections.map(Set.init(names:)),
+            parts: ListRuntime<Object, Metadata>.partNames, handle: Handle(name: name)
         ) { parts in
-            ViewRuntime(name: name, definition: view, parts: parts)
+            ViewRuntime(name: name, definition: self, parts: parts)
         }
-        return ViewHandle(name: name)
     }
 }

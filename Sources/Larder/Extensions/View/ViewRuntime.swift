@@ -11,7 +11,9 @@ final class ViewRuntime<Object: Codable & Sendable, Metadata: Codable & Sendable
         }
     }
 
-    var kind: String { ExtensionKind.view }
+    /// The kind's name in the store's records.
+    static var kindName: String { "view" }
+    var kind: String { Self.kindName }
     var versionTag: String { definition.versionTag }
     var collections: Set<ExactString>? { list.collections }
     var dependencies: [String] { [] }
