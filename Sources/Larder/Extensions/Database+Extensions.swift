@@ -27,7 +27,7 @@ extension Database {
     /// ```swift
     /// let byCategory = try db.register(AutoView<Product, NoMetadata>(collections: ["products"], versionTag: "1",
     ///     grouping: { _, product in product.category },
-    ///     sorting: { _, a, _, b in a.price < b.price }), named: "byCategory")
+    ///     sorting: { _, product in TupleKey(product.price, product.id) }), named: "byCategory")
     /// ```
     /// - Throws: ``LarderError/Code/extensionConflict`` when `name` is registered with another
     ///   definition; ``LarderError/Code/extensionNotRegistered`` when a dependency (a filtered
