@@ -36,4 +36,25 @@ struct ExtensionsSamples: SampleSuite {
         #expect(toolsInStock == 1)
         #expect(try db.verifyExtensions().isEmpty)
     }
+
+    @Test func aSpatialIndex() throws {
+        let db = try sampleStore()
+
+        struct Shop: Codable, Sendable { var name: String; var x: Double; var y: Double }
+        let byPlace = try db.register(SpatialIndex<Shop, NoMetadata>(collections: ["shops"], versionTag: "1") { _, shop in
+            SpatialBox(x: shop.x, y: shop.y)
+        }, named: "byPlace")
+        try db.write { txn in
+            try txn.setObject(Shop(name: "North", x: 2, y: 9), forKey: "s1", inCollection: "shops")
+            try txn.setObject(Shop(name: "South", x: 3, y: -4), forKey: "s2", inCollection: "shops")
+        }
+        let (inTheBox, nearest) = try db.read { txn in
+            (try txn[byPlace].indexes(intersecting: SpatialBox(minX: 0, minY: 0, maxX: 10, maxY: 10)),   // [s1]
+             try txn[byPlace].nearest(toX: 0, y: 0, count: 1))                                            // [(s2, 5.0)]
+        }
+
+        #expect(inTheBox.map(\.key) == ["s1"])
+        #expect(nearest.map(\.index.key) == ["s2"] && nearest.map(\.distance) == [5.0])
+        #expect(try db.verifyExtensions().isEmpty)
+    }
 }
