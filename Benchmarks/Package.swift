@@ -52,6 +52,11 @@ let package = Package(
             name: "larder-fts-bench",
             dependencies: ["LarderBenchKit", .product(name: "Larder", package: "Larder")]
         ),
+        // The spatial index beside SQLite's R*Tree module (issue 33): inserts, rectangle queries.
+        .executableTarget(
+            name: "larder-spatial-bench",
+            dependencies: ["LarderBenchKit", .product(name: "Larder", package: "Larder"), .product(name: "GRDB", package: "GRDB.swift")]
+        ),
         // Counts the allocations of raw reads under package-benchmark's malloc interposer (linked
         // here only, so that larder-bench's timings run on the plain allocator).
         // One synchronous process of checksummed or plain reads or writes, for callgrind's
