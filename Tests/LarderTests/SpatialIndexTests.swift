@@ -156,4 +156,58 @@ struct SpatialIndexTests {
             #expect(try db.verifyExtensions().isEmpty)
         }
     }
+
+    /// A damaged tree (a child pointer that loops back to the root, a height past any real
+    /// tree, a node whose bytes are not a node) is an error for every query and write, never a
+    /// hang or a crash, and the write changes nothing.
+    @Test func aDamagedTreeIsAnErrorNotAHang() throws {
+        enum Damage: CaseIterable { case loop, height, garbage }
+        for damage in Damage.allCases {
+            try withStore { db, _ in
+                let handle = try db.register(Self.index, named: "places")
+                try db.write { txn in
+                    for n in 0..<100 { try txn.setObject(Place(x: Double(n), y: 0, width: 1, height: 1), forKey: "p\(n)", inCollection: "places") }
+                }
+                try db.write { txn in
+                    let runtime = try txn.extensionRuntime(named: "places", as: SpatialIndexRuntime<Place, NoMetadata>.self)
+                    let tree = runtime.tree(txn.lmdb)
+                    var header = try tree.header()
+                    #expect(header.height == 2)
+                    switch damage {
+                    case .loop:
+                        var root = try tree.node(header.root)
+                        root.children[0] = header.root
+                        try tree.write(root, at: header.root)
+                    case .height:
+                        header.height = 1_000
+                        try tree.write(header)
+                    case .garbage:
+                        let root = try tree.node(header.root)
+                        try withUnsafeBytes(of: root.children[0].bigEndian) { key in
+                            try [UInt8](repeating: 0xEE, count: 40).withUnsafeBytes { try txn.lmdb.put(runtime.parts["nodes"], key: key, value: $0) }
+                        }
+                    }
+                }
+                try db.read { txn throws in
+                    let everything = SpatialBox(minX: -10, minY: -10, maxX: 200, maxY: 10)
+                    var error = #expect(throws: LarderError.self, "\(damage)") { try txn[handle].indexes(intersecting: everything) }
+                    #expect(error?.code == .corrupted, "\(damage)")
+                    error = #expect(throws: LarderError.self, "\(damage)") { try txn[handle].nearest(toX: 50, y: 0, count: 100) }
+                    #expect(error?.code == .corrupted, "\(damage)")
+                }
+                let error = #expect(throws: LarderError.self, "\(damage)") {
+                    try db.write { txn in
+                        try txn.removeObject(forKey: "p0", inCollection: "places")
+                        try txn.setObject(Place(x: 500, y: 500, width: 0, height: 0), forKey: "new", inCollection: "places")
+                    }
+                }
+                #expect(error?.code == .corrupted, "\(damage)")
+                #expect(try db.read { try $0.object(forKey: "p0", inCollection: "places", as: Place.self) } != nil)
+                // Verification finds the damage: it throws, or lists differences.
+                if case .success(let differences) = Result(catching: { try db.verifyExtensions() }) {
+                    #expect(!differences.isEmpty, "\(damage)")
+                }
+            }
+        }
+    }
 }

@@ -9,6 +9,7 @@
 struct SpatialTree {
     static let maximumEntries = 32
     static let minimumEntries = 12
+    static let maximumHeight = 24
 
     let lmdb: LMDBTransaction
     let nodes: DatabaseHandle
@@ -25,9 +26,14 @@ struct SpatialTree {
     func header() throws -> Header {
         guard let bytes = try key(0, { try lmdb.get(nodes, key: $0) }) else { return Header() }
         guard bytes.count == 20 else { throw LarderError(.corrupted, "the spatial index's header is damaged", operation: "spatialIndex") }
-        return Header(root: UInt64(littleEndian: bytes.loadUnaligned(as: UInt64.self)),
-                      nextID: UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: 8, as: UInt64.self)),
-                      height: Int(UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: 16, as: UInt32.self))))
+        let header = Header(root: UInt64(littleEndian: bytes.loadUnaligned(as: UInt64.self)),
+                            nextID: UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: 8, as: UInt64.self)),
+                            height: Int(UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: 16, as: UInt32.self))))
+        // A tree of 12-entry nodes this high would hold more entries than a store can.
+        guard header.height <= Self.maximumHeight, (header.height == 0) == (header.root == 0), header.root < header.nextID else {
+            throw LarderError(.corrupted, "the spatial index's header is damaged", operation: "spatialIndex")
+        }
+        return header
     }
 
     func write(_ header: Header) throws {
@@ -36,6 +42,18 @@ struct SpatialTree {
         withUnsafeBytes(of: header.nextID.littleEndian) { bytes += $0 }
         withUnsafeBytes(of: UInt32(header.height).littleEndian) { bytes += $0 }
         try key(0) { key in try bytes.withUnsafeBytes { try lmdb.put(nodes, key: key, value: $0) } }
+    }
+
+    /// Node `id`, which the path from the root reaches at `depth` (the root's is 1) of a tree
+    /// `height` high: a leaf exactly at the bottom, a branch above it. A damaged tree whose
+    /// pointers loop or skip levels fails here instead of sending a walk round forever.
+    /// - Throws: ``LarderError/Code/corrupted``.
+    func node(_ id: UInt64, depth: Int, of height: Int) throws -> SpatialNode {
+        let node = try node(id)
+        guard depth <= height, node.isLeaf == (depth == height) else {
+            throw LarderError(.corrupted, "spatial index node \(id) is a \(node.isLeaf ? "leaf" : "branch") at depth \(depth) of \(height)", operation: "spatialIndex")
+        }
+        return node
     }
 
     func node(_ id: UInt64) throws -> SpatialNode {
@@ -72,12 +90,12 @@ struct SpatialTree {
         // The path from the root to the leaf with the least enlargement at each level.
         var path: [(id: UInt64, node: SpatialNode, position: Int)] = []
         var id = header.root
-        var node = try self.node(id)
+        var node = try self.node(id, depth: 1, of: header.height)
         while !node.isLeaf {
             let position = Self.choose(box, in: node)
             path.append((id, node, position))
             id = node.children[position]
-            node = try self.node(id)
+            node = try self.node(id, depth: path.count + 1, of: header.height)
         }
         node.boxes.append(box)
         node.keys.append(objectKey)
@@ -185,7 +203,7 @@ struct SpatialTree {
     func remove(_ box: SpatialBox, _ objectKey: [UInt8]) throws -> Bool {
         var header = try header()
         guard header.height > 0 else { return false }
-        guard var path = try pathToLeaf(holding: box, objectKey, from: header.root) else { return false }
+        guard var path = try pathToLeaf(holding: box, objectKey, in: header) else { return false }
         var (id, node, position) = path.removeLast()
         node.remove(at: position)
         // Up the path: a node under the minimum leaves the tree and its leaf entries go back in.
@@ -193,8 +211,8 @@ struct SpatialTree {
         while let (parentID, parent, childPosition) = path.popLast() {
             var updated = parent
             if node.count < Self.minimumEntries {
-                try collectLeafEntries(of: node, into: &orphans)
-                try deleteSubtree(id, node: node)
+                try collectLeafEntries(of: node, depth: path.count + 2, of: header.height, into: &orphans)
+                try deleteSubtree(id, node: node, depth: path.count + 2, of: header.height)
                 updated.remove(at: childPosition)
             } else {
                 try write(node, at: id)
@@ -220,10 +238,10 @@ struct SpatialTree {
 
     /// The path from the root to the leaf that holds (`box`, `objectKey`): each node on it, with
     /// the position of the next one (of the entry, in the leaf).
-    private func pathToLeaf(holding box: SpatialBox, _ objectKey: [UInt8], from root: UInt64) throws -> [(UInt64, SpatialNode, Int)]? {
+    private func pathToLeaf(holding box: SpatialBox, _ objectKey: [UInt8], in header: Header) throws -> [(UInt64, SpatialNode, Int)]? {
         var path: [(UInt64, SpatialNode, Int)] = []
         func search(_ id: UInt64) throws -> Bool {
-            let node = try self.node(id)
+            let node = try self.node(id, depth: path.count + 1, of: header.height)
             if node.isLeaf {
                 guard let position = node.keys.indices.first(where: { node.keys[$0] == objectKey && node.boxes[$0] == box }) else { return false }
                 path.append((id, node, position))
@@ -236,21 +254,24 @@ struct SpatialTree {
             }
             return false
         }
-        return try search(root) ? path : nil
+        return try search(header.root) ? path : nil
     }
 
-    private func collectLeafEntries(of node: SpatialNode, into entries: inout [(SpatialBox, [UInt8])]) throws {
+    /// The leaf entries under `node`, which is at `depth`.
+    private func collectLeafEntries(of node: SpatialNode, depth: Int, of height: Int, into entries: inout [(SpatialBox, [UInt8])]) throws {
         if node.isLeaf {
             for position in node.boxes.indices { entries.append((node.boxes[position], node.keys[position])) }
         } else {
-            for child in node.children { try collectLeafEntries(of: try self.node(child), into: &entries) }
+            for child in node.children {
+                try collectLeafEntries(of: try self.node(child, depth: depth + 1, of: height), depth: depth + 1, of: height, into: &entries)
+            }
         }
     }
 
     /// Deletes node `id` and every node below it.
-    private func deleteSubtree(_ id: UInt64, node: SpatialNode) throws {
+    private func deleteSubtree(_ id: UInt64, node: SpatialNode, depth: Int, of height: Int) throws {
         if !node.isLeaf {
-            for child in node.children { try deleteSubtree(child, node: try self.node(child)) }
+            for child in node.children { try deleteSubtree(child, node: try self.node(child, depth: depth + 1, of: height), depth: depth + 1, of: height) }
         }
         try delete(id)
     }
@@ -262,14 +283,14 @@ struct SpatialTree {
     func search(descend: (SpatialBox) -> Bool, accept: (SpatialBox) -> Bool, _ body: (SpatialBox, [UInt8]) throws -> Void) throws {
         let header = try header()
         guard header.height > 0 else { return }
-        var stack = [header.root]
-        while let id = stack.popLast() {
-            let node = try self.node(id)
+        var stack = [(id: header.root, depth: 1)]
+        while let (id, depth) = stack.popLast() {
+            let node = try self.node(id, depth: depth, of: header.height)
             for position in node.boxes.indices {
                 if node.isLeaf {
                     if accept(node.boxes[position]) { try body(node.boxes[position], node.keys[position]) }
                 } else if descend(node.boxes[position]) {
-                    stack.append(node.children[position])
+                    stack.append((node.children[position], depth + 1))
                 }
             }
         }
@@ -281,22 +302,22 @@ struct SpatialTree {
         let header = try header()
         guard header.height > 0, count > 0 else { return [] }
         enum Item {
-            case node(UInt64)
+            case node(UInt64, depth: Int)
             case entry(SpatialBox, [UInt8])
         }
         var queue = SpatialQueue<Item>()
-        queue.push(.node(header.root), priority: 0)
+        queue.push(.node(header.root, depth: 1), priority: 0)
         var found: [(box: SpatialBox, key: [UInt8], distanceSquared: Double)] = []
         while found.count < count, let (item, distance) = queue.pop() {
             switch item {
             case .entry(let box, let key):
                 found.append((box, key, distance))
-            case .node(let id):
-                let node = try self.node(id)
+            case .node(let id, let depth):
+                let node = try self.node(id, depth: depth, of: header.height)
                 for position in node.boxes.indices {
                     let box = node.boxes[position]
                     let distance = box.distanceSquared(toX: x, y: y)
-                    queue.push(node.isLeaf ? .entry(box, node.keys[position]) : .node(node.children[position]), priority: distance)
+                    queue.push(node.isLeaf ? .entry(box, node.keys[position]) : .node(node.children[position], depth: depth + 1), priority: distance)
                 }
             }
         }
@@ -312,7 +333,7 @@ struct SpatialTree {
         var entries: [(SpatialBox, [UInt8])] = []
         func fault(_ what: String) -> LarderError { LarderError(.extensionInconsistent, "the spatial index's tree is malformed: \(what)", operation: "spatialIndex") }
         func walk(_ id: UInt64, depth: Int, bounds: SpatialBox?) throws {
-            let node = try self.node(id)
+            let node = try self.node(id, depth: depth, of: header.height)
             if id != header.root && !(Self.minimumEntries...Self.maximumEntries).contains(node.count) { throw fault("node \(id) holds \(node.count) entries") }
             if let bounds, node.bounds != bounds { throw fault("the box of node \(id) in its parent is not its bounds") }
             if node.isLeaf != (depth == header.height) { throw fault("node \(id) is at depth \(depth) of \(header.height)") }
