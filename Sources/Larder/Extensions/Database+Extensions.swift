@@ -1,7 +1,8 @@
 /// Registering, unregistering and checking extensions.
 ///
-/// An extension (an ``AutoView``, ``FilteredView``, ``SecondaryIndex``, ``Relationships`` or
-/// ``FullTextSearch``) is registered under a name with a version tag. Its state lives in the
+/// An extension (any ``ExtensionDefinition``: an ``AutoView``, ``FilteredView``,
+/// ``SecondaryIndex``, ``SpatialIndex``, ``Relationships`` or ``FullTextSearch``) is registered
+/// under a name with a version tag. Its state lives in the
 /// store, in named databases of its own, and every write transaction keeps it up to date, in the
 /// same transaction as the objects it derives from.
 ///

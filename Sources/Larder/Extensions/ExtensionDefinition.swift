@@ -1,6 +1,6 @@
 /// The definition of an extension: what ``Database/register(_:named:progress:)`` takes. Every
 /// kind of extension Larder offers is one: ``AutoView``, ``FilteredView``, ``SecondaryIndex``,
-/// ``Relationships``, ``FullTextSearch``.
+/// ``SpatialIndex``, ``Relationships``, ``FullTextSearch``.
 ///
 /// A definition says how the extension derives its state from the objects (its closures) and
 /// which version of that logic it is (``versionTag``); its ``registration(named:in:)`` tells the
