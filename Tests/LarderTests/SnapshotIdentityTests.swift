@@ -64,6 +64,25 @@ struct SnapshotIdentityTests {
         #expect(older.commit == 5 && !older.usable)
     }
 
+    /// A commit the connection's cache moved to but LMDB never published (its meta page written,
+    /// then taken back after a failed write) is waited for a while, then given up: the read
+    /// answers from the newest snapshot there is, and the cache is brought back to it, so the
+    /// next reads need not wait again.
+    @Test func aCommitThatNeverComesOutIsGivenUp() throws {
+        try withStore { db, _ in
+            let connection = db.newConnection()
+            try connection.write { try $0.setObject(1, forKey: "n", inCollection: "c") }
+            let real = try connection.read { $0.lastCommit }
+            // The cache believes in a commit five past the real one (as a raced read would).
+            _ = try connection.core.cache.prepare(snapshotID: nil, migrationsGeneration: db.migrations.generation, readCommit: { real + 5 }, changesets: { _, _ in nil })
+            #expect(try connection.read { try $0.object(forKey: "n", inCollection: "c", as: Int.self) } == 1)
+            let (commit, usable) = try connection.core.cache.prepare(snapshotID: nil, migrationsGeneration: db.migrations.generation, readCommit: { real }, changesets: { _, _ in nil })
+            #expect(commit == real && usable)
+            try connection.write { try $0.setObject(2, forKey: "n", inCollection: "c") }
+            #expect(try connection.read { try $0.object(forKey: "n", inCollection: "c", as: Int.self) } == 2)
+        }
+    }
+
     /// LMDB's race, met for real: readers on one connection and on another, beside a writer that
     /// adds one key per commit and sets a counter to the number of keys. Every read sees the
     /// counter (from the cache, mostly) equal to the number of keys (from the pages), and every

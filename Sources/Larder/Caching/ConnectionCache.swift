@@ -211,6 +211,17 @@ final class ConnectionCache: Sendable {
         }
     }
 
+    /// Empties the cache and brings it back to `commit`, older than its own: a commit it moved
+    /// to was never published (see ``Database/ReadRestart``).
+    func rewind(toCommit commit: UInt64) {
+        locked { state in
+            guard commit < state.commit else { return }
+            state.flush()
+            state.commit = commit
+            state.snapshotID = -1
+        }
+    }
+
     /// The cached value at `index`, if the cache is at `commit` and it was decoded (or written)
     /// with `archiver`; counts a hit or a miss.
     ///

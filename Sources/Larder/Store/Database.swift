@@ -214,9 +214,12 @@ public final class Database: DatabaseAccess {
         var deadline: UInt64 = 0  // set at the first restart
         while true {
             let outcome = try environment.read { lmdb -> ReadOutcome<R> in
-                let snapshot = try prepare(core, lmdb, snapshotID: lmdb.snapshotID)
-                if !snapshot.cacheUsable, attempt < ReadRestart.attempts || DispatchTime.now().uptimeNanoseconds < deadline {
-                    return .again
+                var snapshot = try prepare(core, lmdb, snapshotID: lmdb.snapshotID)
+                if !snapshot.cacheUsable {
+                    if attempt < ReadRestart.attempts || DispatchTime.now().uptimeNanoseconds < deadline { return .again }
+                    // The newer commit never came out: this snapshot is the newest there is.
+                    core.cache.rewind(toCommit: snapshot.commit)
+                    snapshot = try prepare(core, lmdb, snapshotID: lmdb.snapshotID)
                 }
                 let transaction = ReadTransaction(lmdb, database: self, core: core, snapshot: snapshot)
                 defer { transaction.isActive = false }
@@ -248,8 +251,9 @@ public final class Database: DatabaseAccess {
     /// whose id is not published yet; the next read, begun before the writer publishes it, sees
     /// the commit before. Beginning again until the id is out keeps the connection's reads in
     /// order. A writer is between the two steps for a few instructions; one that stays there
-    /// (a process killed at that point, a thread descheduled for long) is waited for at most
-    /// ``patience``, after which the read keeps the older snapshot (without the cache).
+    /// (a thread descheduled for long, a commit whose meta page LMDB wrote and then took back
+    /// after a failed write) is waited for at most ``patience``; then the connection takes the
+    /// snapshot as the newest there is: its cache is emptied and brought back to it.
     enum ReadRestart {
         /// Restarts that are always allowed, then the time after which a read stops restarting.
         static let attempts = 16
