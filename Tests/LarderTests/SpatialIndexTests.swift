@@ -210,4 +210,24 @@ struct SpatialIndexTests {
             }
         }
     }
+
+    /// Two collections whose names Swift's `String ==` calls equal are two collections: the
+    /// index reads both, and clearing one leaves the other's boxes.
+    @Test func twinCollectionsAreTwoCollections() throws {
+        let (composed, decomposed) = ("caf\u{E9}", "cafe\u{301}")
+        let index = SpatialIndex<Place, NoMetadata>(collections: [composed, decomposed], versionTag: "1") { _, place in place.box }
+        #expect(index.collections?.count == 2)
+        try withStore { db, _ in
+            let handle = try db.register(index, named: "places")
+            try db.write { txn in
+                try txn.setObject(Place(x: 1, y: 1, width: 0, height: 0), forKey: "a", inCollection: composed)
+                try txn.setObject(Place(x: 2, y: 2, width: 0, height: 0), forKey: "a", inCollection: decomposed)
+            }
+            #expect(try db.read { try $0[handle].count() } == 2)
+            try db.write { try $0.removeAllObjects(inCollection: composed) }
+            let left = try db.read { try $0[handle].indexes(intersecting: SpatialBox(minX: 0, minY: 0, maxX: 5, maxY: 5)) }
+            #expect(left.map { Array($0.collection.utf8) } == [Array(decomposed.utf8)])
+            #expect(try db.verifyExtensions().isEmpty)
+        }
+    }
 }

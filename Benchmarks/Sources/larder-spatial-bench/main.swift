@@ -30,17 +30,7 @@ let batch = 1_000
 let queryCount = smoke ? 20 : 500
 
 /// Uniform boxes in a 10,000 × 10,000 square, each up to 20 wide and high (a tenth are points).
-struct Seeded: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-var random = Seeded(state: 33)
+var random = SplitMix64(seed: 33)
 let places: [Place] = (0..<count).map { n in
     let x = Double.random(in: 0..<10_000, using: &random), y = Double.random(in: 0..<10_000, using: &random)
     let point = n % 10 == 0

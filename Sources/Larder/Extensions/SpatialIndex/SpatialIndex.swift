@@ -25,14 +25,16 @@ public struct SpatialIndex<Object: Codable & Sendable, Metadata: Codable & Senda
     /// The box of the object at `index`, or `nil` to leave it out of the index.
     public typealias Box = @Sendable (_ index: YapDB.Index, _ object: Object, _ metadata: Metadata?) -> SpatialBox?
 
-    /// The collections indexed, matched by their UTF-8 bytes; `nil` for every collection.
-    public let collections: Set<String>?
+    /// The collections indexed, matched by their UTF-8 bytes; `nil` for every collection. A list,
+    /// not a `Set<String>`: a set keeps one of two names Swift's `String ==` calls equal
+    /// (`"caf\u{E9}"`, `"cafe\u{301}"`), which the store keeps apart.
+    public let collections: [String]?
     /// Change it whenever `box` changes: a new tag rebuilds the index.
     public let versionTag: String
     let box: Box
 
     /// An index whose boxes read the object and its metadata.
-    public init(collections: Set<String>? = nil, versionTag: String, metadata: Metadata.Type, box: @escaping Box) {
+    public init(collections: [String]? = nil, versionTag: String, metadata: Metadata.Type, box: @escaping Box) {
         self.collections = collections
         self.versionTag = versionTag
         self.box = box
@@ -41,7 +43,7 @@ public struct SpatialIndex<Object: Codable & Sendable, Metadata: Codable & Senda
 
 extension SpatialIndex where Metadata == NoMetadata {
     /// An index whose boxes read the object only; changes of metadata alone do not touch it.
-    public init(collections: Set<String>? = nil, versionTag: String, box: @escaping @Sendable (_ index: YapDB.Index, _ object: Object) -> SpatialBox?) {
+    public init(collections: [String]? = nil, versionTag: String, box: @escaping @Sendable (_ index: YapDB.Index, _ object: Object) -> SpatialBox?) {
         self.init(collections: collections, versionTag: versionTag, metadata: NoMetadata.self) { index, object, _ in box(index, object) }
     }
 }
