@@ -245,7 +245,7 @@ struct ChecksumTests {
             try db.write { try $0.write(Product(id: "plain2", name: "plain again", price: 4)) }
             #expect(try Self.formatVersion(db) == 3)
             #expect(try Self.rawObject(db, key: "plain2")?.first == ArchiveFormat.messagePack.rawValue)
-            try CLI.plantFormatVersion(db, Environment.formatVersion + 1)
+            try CLI.plantFormatVersion(db, StoreFormat.current + 1)
         }
         #expect { try Database(path: path) } throws: { ($0 as? LarderError)?.code == .newerFormatVersion }
     }

@@ -150,7 +150,7 @@ extension CLI {
     static func plantFormatVersion(_ db: Database, _ version: UInt32) throws {
         var stored = version.bigEndian
         try db.environment.write { lmdb in
-            try withUnsafeBytes(of: &stored) { try lmdb.put(lmdb.databases.larder, key: Environment.formatVersionKey, value: $0) }
+            try withUnsafeBytes(of: &stored) { try lmdb.put(lmdb.databases.larder, key: StoreFormat.versionKey, value: $0) }
         }
     }
 }

@@ -200,7 +200,7 @@ struct MaintenanceTests {
     @Test func aBadExtensionRecordAndFormatVersionAreReported() throws {
         try withStore(leavesDamage: true) { db, _ in
             try plant(db, in: \.larder, key: Array((ExtensionRecord.keyPrefix + "broken").utf8), value: [0x01])
-            try plant(db, in: \.larder, key: Array(Environment.formatVersionKey.utf8), value: [0, 0, 0, 0])
+            try plant(db, in: \.larder, key: Array(StoreFormat.versionKey.utf8), value: [0, 0, 0, 0])
             let kinds = try db.checkStructure().problems.map(\.kind)
             #expect(kinds.contains(.extensionRecord))
             #expect(kinds.contains(.formatVersion))

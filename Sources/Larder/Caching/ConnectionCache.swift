@@ -335,7 +335,7 @@ final class ConnectionCache: Sendable {
     /// With the identity map on, a class instance written becomes the map's entry for its index.
     func commitWrites(
         _ changeset: Changeset, from previous: UInt64, snapshotID: Int,
-        objects written: [YapDB.Index: CacheWriteThrough.Written], metadata writtenMetadata: [YapDB.Index: CacheWriteThrough.Written]
+        objects written: [YapDB.Index: WrittenValue], metadata writtenMetadata: [YapDB.Index: WrittenValue]
     ) {
         locked { state in
             guard state.commit == previous else { return }

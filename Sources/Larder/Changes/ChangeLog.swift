@@ -92,6 +92,6 @@ enum ChangeLog {
     /// format 1 or 2 already holds keep their integer arrays and still read.
     /// - Complexity: one lookup of a 4-byte value per commit, and a write once per store.
     static func recordBinaryPayloadFormat(in lmdb: LMDBTransaction) throws {
-        try Environment.raiseFormatVersion(to: Environment.binaryLogPayloadFormatVersion, in: lmdb)
+        try Environment.raiseFormatVersion(to: StoreFormat.binaryLogPayload, in: lmdb)
     }
 }

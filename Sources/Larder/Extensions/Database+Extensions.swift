@@ -210,7 +210,7 @@ extension Database {
     /// read it must refuse the store. The extension's other state is the same in both formats
     /// and is kept. The emptied database stays (its handle may be open in this process).
     private static func retireMap(ofExtension name: String, in lmdb: LMDBTransaction) throws {
-        try Environment.raiseFormatVersion(to: Environment.derivedExtensionsFormatVersion, in: lmdb)
+        try Environment.raiseFormatVersion(to: StoreFormat.derivedExtensions, in: lmdb)
         let mapName = ExtensionParts.databaseName(extension: name, part: retiredMapPart)
         if let map = try lmdb.openExistingDatabase(mapName) { try lmdb.empty(map) }
     }

@@ -183,8 +183,26 @@ final class ExtensionMaintenance: WriteParticipant {
 }
 
 extension ReadWriteTransaction {
-    /// The extensions' part of this transaction's write path.
-    var extensionWork: ExtensionMaintenance { participants.extensions }
+    /// The extensions' part of this transaction's write path (first among the participants
+    /// when the store has extensions; joined here otherwise, by a write that registers the
+    /// first).
+    var extensionWork: ExtensionMaintenance {
+        participants.install(ExtensionMaintenance.self, rank: .derivedState) {
+            ExtensionMaintenance(registry: database.shared.extensions)
+        }
+    }
+}
+
+extension StoreShared {
+    /// The extensions registered on this store in this process. Made by the first use, which
+    /// adds the extensions' participant to every later write transaction.
+    var extensions: ExtensionRegistry {
+        feature(ExtensionRegistry.self) {
+            let registry = ExtensionRegistry()
+            addParticipant(rank: .derivedState) { ExtensionMaintenance(registry: registry) }
+            return registry
+        }
+    }
 }
 
 extension ChangedRow {

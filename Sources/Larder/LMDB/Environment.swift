@@ -22,31 +22,6 @@ final class Environment: @unchecked Sendable {  // the handle is used under LMDB
         var log = DatabaseHandle(raw: 0)
     }
 
-    /// The newest store format this version reads and writes: what a new store records.
-    static let formatVersion: UInt32 = versionedValuesFormatVersion
-    /// The format of a store of Larder 0.1 without checksummed values (it still opens and reads;
-    /// its first commit raises it to ``binaryLogPayloadFormatVersion``).
-    static let plainFormatVersion: UInt32 = 1
-    /// The format of a store with checksummed values, recorded by the write that stores the
-    /// first one (in stores older than ``binaryLogPayloadFormatVersion``).
-    static let checksummedFormatVersion: UInt32 = 2
-    /// The format whose change log stores the `info` and `extensions` payloads as MessagePack
-    /// `bin`, recorded by a new store and by the first commit to an older one (see
-    /// `ChangeLog.recordBinaryPayloadFormat`): a Larder that reads up to 2 refuses the store
-    /// instead of failing on its newer log entries.
-    static let binaryLogPayloadFormatVersion: UInt32 = 3
-    /// The format whose views, filtered views and secondary indexes keep no map from an object to
-    /// its entries (they derive an object's old entries from its previous bytes), recorded by a
-    /// new store and by the registration of such an extension in an older one, which empties the
-    /// extension's map (see `Database.registerExtension`): a Larder that reads up to 3 would
-    /// trust maps that no longer follow the writes, so it refuses the store instead.
-    static let derivedExtensionsFormatVersion: UInt32 = 4
-    /// The format whose values may record the version of their collection's values (the
-    /// `0x3E` framing, see ``ValueMigrations``), recorded by a new store and by the first write
-    /// of a versioned value to an older one: a Larder that reads up to 4 would take the framing
-    /// for an unknown format, so it refuses the store instead.
-    static let versionedValuesFormatVersion: UInt32 = 5
-    static let formatVersionKey = "format-version"
 
     let handle: OpaquePointer
     /// The path the store was opened by, for messages.
@@ -322,22 +297,23 @@ final class Environment: @unchecked Sendable {  // the handle is used under LMDB
     /// Raises the store's recorded format version to `version` unless it is there already.
     /// - Complexity: one lookup of a 4-byte value; a write when it raises it.
     static func raiseFormatVersion(to version: UInt32, in lmdb: LMDBTransaction) throws {
-        if let stored = try lmdb.get(lmdb.databases.larder, key: formatVersionKey), stored.count == 4,
+        let key = lmdb.environment.options.format.key
+        if let stored = try lmdb.get(lmdb.databases.larder, key: key), stored.count == 4,
            UInt32(bigEndian: stored.loadUnaligned(as: UInt32.self)) >= version {
             return
         }
-        try withUnsafeBytes(of: version.bigEndian) { try lmdb.put(lmdb.databases.larder, key: formatVersionKey, value: $0) }
+        try withUnsafeBytes(of: version.bigEndian) { try lmdb.put(lmdb.databases.larder, key: key, value: $0) }
     }
 
     private func checkFormatVersion(_ txn: LMDBTransaction) throws {
-        guard let stored = try txn.get(databases.larder, key: Environment.formatVersionKey), stored.count == 4 else {
+        guard let stored = try txn.get(databases.larder, key: options.format.key), stored.count == 4 else {
             throw LarderError(.notAStore, "the store has no valid format version", operation: "open", path: path)
         }
         let version = stored.loadUnaligned(as: UInt32.self).bigEndian
-        if version > Environment.formatVersion {
+        if version > options.format.current {
             throw LarderError(
                 .newerFormatVersion,
-                "the store has format version \(version); this Larder reads versions up to \(Environment.formatVersion): upgrade Larder",
+                "the store has format version \(version); this Larder reads versions up to \(options.format.current): upgrade Larder",
                 operation: "open", path: path)
         }
     }
@@ -349,9 +325,9 @@ final class Environment: @unchecked Sendable {  // the handle is used under LMDB
             try checkFormatVersion(txn)
         } else {
             databases.larder = try txn.openDatabase("larder", create: true)
-            var version = Environment.formatVersion.bigEndian
+            var version = options.format.current.bigEndian
             try withUnsafeBytes(of: &version) { bytes in
-                try txn.put(databases.larder, key: Environment.formatVersionKey, value: bytes)
+                try txn.put(databases.larder, key: options.format.key, value: bytes)
             }
         }
         databases.objects = try txn.openDatabase("objects", create: true)
@@ -535,7 +511,7 @@ final class Environment: @unchecked Sendable {  // the handle is used under LMDB
             let result = Result {
                 let lmdb = LMDBTransaction(handle: txn, environment: self, attempt: attempt)
                 let value = try body(lmdb)
-                try lmdb.flushTreeNodes()  // the cached view nodes, before the commit
+                try lmdb.flushHeldWrites()  // the cached view nodes, before the commit
                 return value
             }
             var commitCode: Int32 = MDB_SUCCESS

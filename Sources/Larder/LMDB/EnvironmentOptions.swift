@@ -25,4 +25,16 @@ struct EnvironmentOptions: Sendable {
     var readOnly: Bool
     /// When commits reach the disk.
     var syncMode: SyncMode
+    /// The format version this program writes, and where the store records it.
+    var format: Format
+
+    /// Where a store records the version of its format, and the newest version this program
+    /// reads and writes: a new store records it, an open refuses a store with a newer one. The
+    /// versions' history belongs to the layer above (``StoreFormat``).
+    struct Format: Sendable {
+        /// The key of the version in the `larder` database (a 4-byte big-endian value).
+        var key: String
+        /// The newest version.
+        var current: UInt32
+    }
 }

@@ -41,7 +41,7 @@ extension LMDBTransaction {
     /// than by opening each one: `mdb_dbi_open` must not run in two transactions at once.
     /// - Throws: ``LarderError/Code/corrupted`` for a record that is not an `MDB_db`.
     func namedDatabaseFigures() throws -> [(name: [UInt8], figures: TreeFigures)] {
-        try flushTreeNodes()  // the figures of a view's tree count its nodes cached in memory
+        try flushHeldWrites()  // the figures of a view's tree count its nodes cached in memory
         var found: [(name: [UInt8], figures: TreeFigures)] = []
         try forEachEntry(in: .main) { key, value in
             guard value.count == PageLayout.databaseRecordSize else {

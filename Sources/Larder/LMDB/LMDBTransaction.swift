@@ -13,13 +13,18 @@ struct LMDBTransaction {
         var mapFull = false
         /// The body asked to roll back.
         var rolledBack = false
-        /// The counted-tree nodes this attempt's innermost transaction has read or written (see
-        /// ``TreeNodeCache``), made by the first use.
-        private(set) var treeNodesIfAny: TreeNodeCache?
-        var treeNodes: TreeNodeCache {
-            if let treeNodesIfAny { return treeNodesIfAny }
-            let made = TreeNodeCache()
-            treeNodesIfAny = made
+        /// The writes a layer above holds back from this attempt's innermost transaction (see
+        /// ``HeldWrites``), made by the first use.
+        private(set) var heldWritesIfAny: (any HeldWrites)?
+
+        /// The attempt's held writes, made by `make` on first use. One kind per attempt.
+        func heldWrites<H: HeldWrites>(_ make: () -> H) -> H {
+            if let heldWritesIfAny {
+                assert(heldWritesIfAny is H, "an attempt holds one kind of writes")
+                return unsafeDowncast(heldWritesIfAny, to: H.self)
+            }
+            let made = make()
+            heldWritesIfAny = made
             return made
         }
     }
@@ -79,7 +84,7 @@ struct LMDBTransaction {
     func nested(_ body: (LMDBTransaction) throws -> Bool) throws {
         // The tree nodes cached so far are this transaction's: they go into it before the child
         // begins, so the child sees them and its own cache starts empty.
-        try flushTreeNodes()
+        try flushHeldWrites()
         var child: OpaquePointer?
         let rc = mdb_txn_begin(environment.handle, handle, 0, &child)
         guard rc == MDB_SUCCESS, let child else { throw fail(rc, "beginNested") }
@@ -87,14 +92,14 @@ struct LMDBTransaction {
         let keep: Bool
         do {
             keep = try body(childTransaction)
-            if keep { try childTransaction.flushTreeNodes() }
+            if keep { try childTransaction.flushHeldWrites() }
         } catch {
-            attempt?.treeNodesIfAny?.discardAll()
+            attempt?.heldWritesIfAny?.discardAll()
             mdb_txn_abort(child)
             throw error
         }
         guard keep else {
-            attempt?.treeNodesIfAny?.discardAll()
+            attempt?.heldWritesIfAny?.discardAll()
             mdb_txn_abort(child)
             return
         }
@@ -230,31 +235,31 @@ struct LMDBTransaction {
         return true
     }
 
-    /// Writes the counted-tree nodes this transaction holds in memory (``TreeNodeCache``) into
-    /// it; before it commits, and before a nested transaction begins.
-    func flushTreeNodes() throws {
-        guard let cache = attempt?.treeNodesIfAny, !cache.isEmpty else { return }
+    /// Writes what a layer above holds back in memory (``HeldWrites``) into this transaction;
+    /// before it commits, and before a nested transaction begins.
+    func flushHeldWrites() throws {
+        guard let cache = attempt?.heldWritesIfAny, !cache.isEmpty else { return }
         try cache.flush(into: self)
     }
 
-    /// Writes the cached tree nodes of `database` into this transaction before something reads
-    /// it through a cursor or counts it.
+    /// Writes the held writes of `database` into this transaction before something reads it
+    /// through a cursor or counts it.
     @inline(__always)
-    private func releaseTreeNodes(of database: DatabaseHandle) throws {
-        guard let cache = attempt?.treeNodesIfAny, cache.holds(database) else { return }
+    private func releaseHeldWrites(of database: DatabaseHandle) throws {
+        guard let cache = attempt?.heldWritesIfAny, cache.holds(database) else { return }
         try cache.release(database, from: self)
     }
 
     /// Removes every entry of `database`, keeping the database.
     func empty(_ database: DatabaseHandle) throws(LarderError) {
-        attempt?.treeNodesIfAny?.discard(database)
+        attempt?.heldWritesIfAny?.discard(database)
         let rc = mdb_drop(handle, database.raw, 0)
         if rc != MDB_SUCCESS { throw fail(rc, "empty") }
     }
 
     /// The number of entries in `database`.
     func count(_ database: DatabaseHandle) throws -> Int {
-        try releaseTreeNodes(of: database)
+        try releaseHeldWrites(of: database)
         var stat = MDB_stat()
         let rc = mdb_stat(handle, database.raw, &stat)
         if rc != MDB_SUCCESS { throw fail(rc, "stat") }
@@ -263,7 +268,7 @@ struct LMDBTransaction {
 
     /// Runs `body` with a cursor on `database`, closing it afterwards.
     func withCursor<R>(_ database: DatabaseHandle, _ body: (inout Cursor) throws -> R) throws -> R {
-        try releaseTreeNodes(of: database)
+        try releaseHeldWrites(of: database)
         var cursor: OpaquePointer?
         let rc = mdb_cursor_open(handle, database.raw, &cursor)
         guard rc == MDB_SUCCESS, let cursor else { throw fail(rc, "cursor") }
@@ -279,7 +284,7 @@ struct LMDBTransaction {
     /// The cursors are opened in a loop and closed by one `defer`, so the stack this takes does
     /// not grow with `count` (a phrase of many words opens one cursor per word).
     func withCursors<R>(_ database: DatabaseHandle, count: Int, _ body: ([Cursor]) throws -> R) throws -> R {
-        try releaseTreeNodes(of: database)
+        try releaseHeldWrites(of: database)
         var cursors: [Cursor] = []
         cursors.reserveCapacity(count)
         defer {

@@ -385,3 +385,18 @@ struct PageVerifier {
         return a.count < b.count ? -1 : (a.count == b.count ? 0 : 1)
     }
 }
+
+extension PageVerifier {
+    /// The error for a store LMDB refused as not an LMDB file (LMDB's `INVALID` result) when one of its
+    /// meta pages is intact, or when what is left of them still carries LMDB's magic number (a
+    /// file truncated inside its first page, both meta pages damaged elsewhere): the store is
+    /// damaged, not foreign. `nil` when the file does not look like a damaged store.
+    static func damagedMetaError(dataFile: String, path: String) -> LarderError? {
+        guard let report = verify(dataFile: dataFile), report.transactionID != nil || report.carriesLMDBMagic,
+              let first = report.problems.first, let page = first.page, page < 2 else { return nil }
+        return LarderError(
+            .corrupted,
+            "the store is damaged: \(first.detail); LMDB opens no store with a damaged meta page. Run `larder check` for the details and restore the store from a backup",
+            operation: "open", path: path)
+    }
+}

@@ -69,8 +69,8 @@ enum StoreCreation {
                 try LMDBResult.check(mdb_dbi_open(txn, name, UInt32(MDB_CREATE), &dbi), "create", path: path)
                 handles[name] = dbi
             }
-            var version = Environment.formatVersion.bigEndian
-            var keyBytes = Array(Environment.formatVersionKey.utf8)
+            var version = options.format.current.bigEndian
+            var keyBytes = Array(options.format.key.utf8)
             let rc = keyBytes.withUnsafeMutableBytes { key in
                 withUnsafeMutableBytes(of: &version) { value in
                     var k = MDB_val(mv_size: key.count, mv_data: key.baseAddress)

@@ -28,7 +28,7 @@ extension Database {
         try read { txn in
             let lmdb = txn.lmdb
             let usage = environment.mapUsage()
-            guard let stored = try lmdb.get(lmdb.databases.larder, key: Environment.formatVersionKey), stored.count == 4 else {
+            guard let stored = try lmdb.get(lmdb.databases.larder, key: StoreFormat.versionKey), stored.count == 4 else {
                 throw LarderError(.corruptValue, "the store's format version is missing or malformed", operation: "statistics", path: path)
             }
             var fileStatus = stat()

@@ -103,13 +103,13 @@ private struct StructureChecker {
 
     private mutating func checkFormatVersion() {
         do {
-            guard let stored = try lmdb.get(lmdb.databases.larder, key: Environment.formatVersionKey) else {
+            guard let stored = try lmdb.get(lmdb.databases.larder, key: StoreFormat.versionKey) else {
                 return note(.formatVersion, "the store has no format version")
             }
             guard stored.count == 4 else { return note(.formatVersion, "the format version is \(stored.count) bytes long, not 4") }
             let version = UInt32(bigEndian: stored.loadUnaligned(as: UInt32.self))
-            if version == 0 || version > Environment.formatVersion {
-                note(.formatVersion, "the format version is \(version); this Larder knows 1 to \(Environment.formatVersion)")
+            if version == 0 || version > StoreFormat.current {
+                note(.formatVersion, "the format version is \(version); this Larder knows 1 to \(StoreFormat.current)")
             }
         } catch {
             note(.formatVersion, "the format version cannot be read: \(error)")

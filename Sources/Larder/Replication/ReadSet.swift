@@ -44,7 +44,7 @@ extension ReadWriteTransaction {
     }
 
     /// What the transaction has read since ``startRecordingReads()``.
-    package var recordedReads: ReadSet { readRecorder?.reads ?? ReadSet() }
+    package var recordedReads: ReadSet { (readRecorder as? ReadSetRecorder)?.reads ?? ReadSet() }
 }
 
 extension ReadWriteTransaction {

@@ -1,5 +1,5 @@
 /// Records a transaction's reads into a ``ReadSet`` (see ``ReadTransaction/readRecorder``).
-final class ReadSetRecorder {
+final class ReadSetRecorder: ReadObserver {
     private(set) var reads = ReadSet()
 
     func key(_ key: String, inCollection collection: String) {

@@ -3,7 +3,21 @@
 /// machine only, and the next commit from the primary could not be applied on top of it.
 /// Registering extensions, which changes no data, stays allowed.
 final class ReplicaGuard: WriteParticipant {
-    func fork() -> ReplicaGuard { self }
+    /// Whether this transaction (in a group commit, this caller's) has applied a commit of the
+    /// primary (``ReadWriteTransaction/apply(_:)``): the only kind of write that may change the
+    /// data of a replica.
+    private var hasAppliedReplicatedCommit = false
+
+    func fork() -> ReplicaGuard {
+        let copy = ReplicaGuard()
+        copy.hasAppliedReplicatedCommit = hasAppliedReplicatedCommit
+        return copy
+    }
+
+    /// Lets this transaction's writes through: it applies a commit of the primary.
+    func allowApplication() {
+        hasAppliedReplicatedCommit = true
+    }
 
     var wantsChanges: Bool { false }
 
@@ -11,7 +25,7 @@ final class ReplicaGuard: WriteParticipant {
     /// unless it applied a commit of the primary, or it is a replica's rehearsal of a write (it
     /// records its reads, and is rolled back once its changes are captured).
     func closureDidReturn(in txn: ReadWriteTransaction) throws {
-        guard txn.hasWritten, !txn.hasAppliedReplicatedCommit, txn.readRecorder == nil else { return }
+        guard txn.hasWritten, !hasAppliedReplicatedCommit, txn.readRecorder == nil else { return }
         throw LarderError(
             .readOnly,
             "this store is a replica of a PostgreSQL primary: its data changes only through the replica (Replica.write in LarderPostgres), never through the Database directly",
@@ -24,6 +38,14 @@ extension Database {
     /// without applying a commit of the primary (``ReadWriteTransaction/apply(_:)``) is refused.
     /// Calling it again does nothing more.
     package func guardAsReplica() {
-        shared.guardAsReplica()
+        shared.feature(ReplicaGuard.Installed.self) {
+            shared.addParticipant(rank: .shipping) { ReplicaGuard() }
+            return ReplicaGuard.Installed()
+        }
     }
+}
+
+extension ReplicaGuard {
+    /// The mark, kept with the store's features, that its guard has been added.
+    final class Installed {}
 }

@@ -100,7 +100,7 @@ extension Database {
             }
         }
         let formatVersion = try? environment.read { lmdb in
-            try lmdb.get(lmdb.databases.larder, key: Environment.formatVersionKey)
+            try lmdb.get(lmdb.databases.larder, key: StoreFormat.versionKey)
                 .flatMap { $0.count == 4 ? UInt32(bigEndian: $0.loadUnaligned(as: UInt32.self)) : nil }
         }
         onEvent(.opened(StoreOpening(

@@ -52,20 +52,10 @@ public final class Database: DatabaseAccess {
     /// Open or closed, and the operations in flight (see ``close()-1m8tz``).
     let lifecycle = DatabaseLifecycle()
 
-    /// Opens the store at `path`, creating it if there is nothing there.
-    ///
-    /// `path` names a directory (created with the owner-only permissions of
-    /// ``Configuration/fileMode`` if missing) or, with ``Configuration/singleFile`` or when it is
-    /// an existing regular file, one data file.
-    ///
-    /// - Throws: ``LarderError`` with code
-    ///   - ``LarderError/Code/notAStore`` when the path holds something else (a file that is not
-    ///     LMDB, or an LMDB database that Larder did not create);
-    ///   - ``LarderError/Code/newerFormatVersion`` when a newer Larder wrote the store;
-    ///   - ``LarderError/Code/permissionDenied`` when the files cannot be created or opened;
-    ///   - ``LarderError/Code/lmdb`` or ``LarderError/Code/io`` for other failures.
-    ///   A failed open changes nothing at `path`.
-    public init(path: String, configuration: Configuration = Configuration()) throws {
+    /// Opens the store at `path` as ``init(path:configuration:)`` does, without the features
+    /// above the store and the full check of ``OpenVerification/full``: that initializer (in
+    /// Opening/, above every feature) adds them.
+    init(opening path: String, configuration: Configuration) throws {
         guard configuration.initialMapSize > 0, configuration.maxReaders > 0, configuration.changeLogLimit > 0,
               configuration.changeLogByteLimit.map({ $0 > 0 }) ?? true,
               configuration.changePollInterval > .zero else {
@@ -84,13 +74,6 @@ public final class Database: DatabaseAccess {
             try StoreShared(configuration: configuration, opening: txn)
         }
         if let onEvent = configuration.onEvent { startEvents(onEvent) }
-        if configuration.verification == .full {
-            let report = try checkStructure()
-            if let first = report.problems.first {
-                releaseStore()
-                throw LarderError(.corrupted, "the store failed its check at open (\(report.problemCount) problem\(report.problemCount == 1 ? "" : "s"), the first: \(first.detail)); restore it from a backup, or run `larder check` on it for the details", operation: "open", path: path)
-            }
-        }
     }
 
     deinit {

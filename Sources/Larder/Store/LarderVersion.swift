@@ -8,5 +8,5 @@ public enum LarderVersion {
     /// (the change log's payloads as MessagePack `bin`). Stores of formats 1 and 2 (Larder 0.1,
     /// without and with checksummed values) open and read, and their first commit raises them
     /// to 3 (Documentation/StorageLayout.md).
-    public static var storeFormat: UInt32 { Environment.formatVersion }
+    public static var storeFormat: UInt32 { StoreFormat.current }
 }

@@ -20,9 +20,9 @@ public class ReadTransaction {
     var isActive = true
     /// Enumerations in progress; writes are refused while one runs (they would move its cursor).
     var enumerationDepth = 0
-    /// Records what this transaction reads, when somebody asks (a replica's write; see
-    /// ``ReadSet``); `nil` otherwise, and then a read costs one test more.
-    final var readRecorder: ReadSetRecorder?
+    /// Hears what this transaction reads, when somebody asks (a replica's write records its
+    /// reads); `nil` otherwise, and then a read costs one test more.
+    final var readRecorder: (any ReadObserver)?
 
     init(_ lmdb: LMDBTransaction, database: Database, core: ConnectionCore, snapshot: Snapshot) {
         self.lmdb = lmdb

@@ -175,13 +175,13 @@ public final class ReadWriteTransaction: ReadTransaction {
     /// per transaction, so that an older Larder refuses the store instead of misreading it.
     private func recordChecksummedFormat() throws {
         guard !checksummedFormatRecorded else { return }
-        let key = Environment.formatVersionKey
+        let key = StoreFormat.versionKey
         if let stored = try lmdb.get(lmdb.databases.larder, key: key), stored.count == 4,
-           UInt32(bigEndian: stored.loadUnaligned(as: UInt32.self)) >= Environment.checksummedFormatVersion {
+           UInt32(bigEndian: stored.loadUnaligned(as: UInt32.self)) >= StoreFormat.checksummed {
             checksummedFormatRecorded = true
             return
         }
-        var version = Environment.checksummedFormatVersion.bigEndian
+        var version = StoreFormat.checksummed.bigEndian
         try withUnsafeBytes(of: &version) { try lmdb.put(lmdb.databases.larder, key: key, value: $0) }
         checksummedFormatRecorded = true
     }
@@ -193,7 +193,7 @@ public final class ReadWriteTransaction: ReadTransaction {
     /// per transaction, so that an older Larder refuses the store instead of misreading them.
     private func recordVersionedFormat() throws {
         guard !versionedFormatRecorded else { return }
-        try Environment.raiseFormatVersion(to: Environment.versionedValuesFormatVersion, in: lmdb)
+        try Environment.raiseFormatVersion(to: StoreFormat.versionedValues, in: lmdb)
         versionedFormatRecorded = true
     }
 
@@ -603,80 +603,53 @@ public final class ReadWriteTransaction: ReadTransaction {
         }
     }
 
-    // MARK: Replication
+    // MARK: Applying another store's rows
 
-    /// Whether this transaction (in a group commit, this caller's) has applied a commit of a
-    /// replica's primary (``apply(_:)``): the only kind of write that may change the data of a
-    /// replica.
-    private(set) var hasAppliedReplicatedCommit = false
-
-    /// Applies `commit`, made on the primary, as a replica does: every collection or the
-    /// collections it empties, then each row's bytes. Goes through the counts, the changeset,
-    /// the cache and the extensions like any write; as with an undo, nothing derives further
-    /// writes (delete rules, garbage collection), since what they did on the replica that made
-    /// the commit is among its rows. A row whose bytes are already there is a touch.
-    /// - Throws: ``LarderError`` for a row whose collection or key is not valid, or from LMDB.
-    package func apply(_ commit: ReplicatedCommit) throws {
+    /// Runs `body`, which puts back stored bytes (``restoreRow(_:object:metadata:touchingObject:touchingMetadata:)``,
+    /// the removals), as a restore: participants that derive further writes from a change (delete
+    /// rules, garbage collection, undo capture) stand aside, since the writes they would make are
+    /// among the bytes being put back.
+    func restoring<R>(_ body: () throws -> R) throws -> R {
         checkWritable()
-        hasAppliedReplicatedCommit = true
         isRestoring = true
         defer { isRestoring = false }
-        if commit.removedEverything { try removeAllObjectsInAllCollections() }
-        for collection in commit.cleared { try removeAllObjects(inCollection: collection) }
-        for row in commit.rows {
-            let index = YapDB.Index(collection: row.collection, key: row.key)
-            let before = try StorageKey.with(collection: row.collection, key: row.key, maxKeySize: maxKeySize, operation: "replicate") {
-                try storedImage(at: $0)
-            }
-            try restoreBytes(index, object: row.object, metadata: row.object == nil ? nil : row.metadata)
-            guard row.object != nil else { continue }
-            if row.objectChanged, before.object == row.object {
-                state.changes.recordObject(index, .updated)
-                try didChange(.row(ChangedRow(index: index, object: .touched, metadata: nil)))
-            }
-            if row.metadataChanged, before.metadata == row.metadata, row.metadata != nil {
-                state.changes.recordMetadata(index, .updated)
-                try didChange(.row(ChangedRow(index: index, object: nil, metadata: .touched)))
-            }
+        return try body()
+    }
+
+    /// Puts back the stored bytes of one row (inside ``restoring(_:)``); where the bytes were
+    /// already there, records the object (`touchingObject`) or the metadata (`touchingMetadata`)
+    /// as touched, so observers still hear of a change another store made.
+    func restoreRow(_ index: YapDB.Index, object: [UInt8]?, metadata: [UInt8]?, touchingObject: Bool, touchingMetadata: Bool) throws {
+        precondition(isRestoring, "restoreRow is called inside restoring(_:)")
+        let before = try StorageKey.with(collection: index.collection, key: index.key, maxKeySize: maxKeySize, operation: "replicate") {
+            try storedImage(at: $0)
         }
-        for info in commit.info { state.changes.recordCommitInfo(info) }
+        try restoreBytes(index, object: object, metadata: object == nil ? nil : metadata)
+        guard object != nil else { return }
+        if touchingObject, before.object == object {
+            state.changes.recordObject(index, .updated)
+            try didChange(.row(ChangedRow(index: index, object: .touched, metadata: nil)))
+        }
+        if touchingMetadata, before.metadata == metadata, metadata != nil {
+            state.changes.recordMetadata(index, .updated)
+            try didChange(.row(ChangedRow(index: index, object: nil, metadata: .touched)))
+        }
+    }
+
+    /// The changes recorded so far, as a changeset.
+    func recordedChangeset() -> Changeset {
+        state.changes.changeset()
+    }
+
+    /// Records commit information another store's commit carried.
+    func recordCommitInfo(_ info: [UInt8]) {
+        state.changes.recordCommitInfo(info)
     }
 
     /// Forgets the changes recorded so far (see ``startRecordingReads()``). The counts' pending
     /// changes stay: reads in the transaction still need them.
     func resetRecordedChanges() {
         state.changes = ChangeRecorder()
-    }
-
-    /// What this transaction changed, as a replica ships it to its primary: the bytes each
-    /// changed index holds now, and what it emptied. Completes the closure first (garbage
-    /// collection, the commit information), as a commit would.
-    package func replicatedCommit() throws -> ReplicatedCommit {
-        try completeClosure()
-        let changes = state.changes.changeset()
-        var commit = ReplicatedCommit()
-        commit.removedEverything = changes.removedEverything
-        commit.cleared = changes.clearedCollectionsInByteOrder
-        var rows: [ReplicatedCommit.Row] = []
-        rows.reserveCapacity(changes.entryCount)
-        var failure: (any Error)?
-        changes.forEachChange { index, change in
-            guard failure == nil else { return }
-            do {
-                let image = try StorageKey.with(collection: index.collection, key: index.key, maxKeySize: maxKeySize, operation: "replicate") {
-                    try storedImage(at: $0)
-                }
-                rows.append(ReplicatedCommit.Row(
-                    collection: index.collection, key: index.key, object: image.object, metadata: image.metadata,
-                    objectChanged: change.object != nil, metadataChanged: change.metadata != nil))
-            } catch {
-                failure = error
-            }
-        }
-        if let failure { throw failure }
-        commit.rows = rows.sorted { YapDB.Index(collection: $0.collection, key: $0.key) < YapDB.Index(collection: $1.collection, key: $1.key) }
-        commit.info = changes.commitInfos
-        return commit
     }
 
     // MARK: Counts

@@ -1,7 +1,8 @@
 import Synchronization
 
 /// What every `Database` of one store in this process shares above the LMDB layer: the change
-/// hub, the registered extensions, and the settings of the `Database` that opened the store.
+/// hub, the settings of the `Database` that opened the store, and what the features above the
+/// store keep per store (the registered extensions among them).
 ///
 /// ``EnvironmentRegistry`` keeps one per open environment (as its ``EnvironmentCompanion``),
 /// made in the transaction that opens the store, so the hub starts at the store's last commit.
@@ -12,11 +13,12 @@ final class StoreShared: EnvironmentCompanion {
     let configuration: Database.Configuration
     /// Publishes this process's commits, and those it learns of from other processes.
     let changeHub: ChangeHub
-    /// The extensions registered on this store in this process.
-    let extensions = ExtensionRegistry()
+    /// The state the features above the store keep per store in this process (the extension
+    /// registry, the replica's guard), one per type (see ``feature(_:orMake:)``).
+    private let features = Mutex<[(type: ObjectIdentifier, feature: AnyObject)]>([])
     /// Makers of the write-path participants added to the store in this process, beyond the
-    /// standard ones (see ``addParticipant(_:)``).
-    private let participantMakers = Mutex<[@Sendable () -> any WriteParticipant]>([])
+    /// store's own (see ``addParticipant(rank:_:)``), in rank order.
+    private let participantMakers = Mutex<[(rank: ParticipantRank, make: @Sendable () -> any WriteParticipant)]>([])
 
     /// Reads the last commit from the change log in `txn`, the store's opening transaction.
     init(configuration: Database.Configuration, opening txn: LMDBTransaction) throws {
@@ -25,29 +27,45 @@ final class StoreShared: EnvironmentCompanion {
         changeHub.start(at: try ChangeLog.lastCommit(txn))
     }
 
-    /// Adds a participant to every write transaction on this store that begins from now on in
-    /// this process: `make` builds one for each transaction. This is the seam for what follows
-    /// every write without being one of the store's own features (a replica's shipping, a
-    /// test's recorder).
-    func addParticipant(_ make: @escaping @Sendable () -> any WriteParticipant) {
-        participantMakers.withLock { $0.append(make) }
-    }
-
-    /// One of each added participant, for a new write transaction.
-    func makeAddedParticipants() -> [any WriteParticipant] {
-        participantMakers.withLock { $0 }.map { $0() }
-    }
-
-    /// Whether ``guardAsReplica()`` has added the replica's guard.
-    private let isGuardedAsReplica = Mutex(false)
-
-    /// Adds a ``ReplicaGuard`` to every later write transaction, once.
-    func guardAsReplica() {
-        let first = isGuardedAsReplica.withLock { guarded in
-            defer { guarded = true }
-            return !guarded
+    /// The feature state of type `F` kept for this store, made by `make` the first time it is
+    /// asked for (under a lock: `make` runs once per store and process, and may add
+    /// participants). This is the seam through which a layer above the store keeps per-store
+    /// state without the store naming it.
+    @discardableResult
+    func feature<F: AnyObject>(_ type: F.Type = F.self, orMake make: () -> F) -> F {
+        let id = ObjectIdentifier(F.self)
+        return features.withLock { features in
+            // A handful of entries: a scan costs less than hashing.
+            for entry in features where entry.type == id { return unsafeDowncast(entry.feature, to: F.self) }
+            let made = make()
+            features.append((id, made))
+            return made
         }
-        if first { addParticipant { ReplicaGuard() } }
+    }
+
+    /// The feature state of type `F`, if it has been made.
+    func existingFeature<F: AnyObject>(_ type: F.Type) -> F? {
+        let id = ObjectIdentifier(F.self)
+        return features.withLock { features in
+            features.first { $0.type == id }.map { unsafeDowncast($0.feature, to: F.self) }
+        }
+    }
+
+    /// Adds a participant to every write transaction on this store that begins from now on in
+    /// this process: `make` builds one for each transaction, heard at `rank` among the others.
+    /// This is the seam for what follows every write without being part of the store itself
+    /// (the extensions, a replica's shipping, a test's recorder).
+    func addParticipant(rank: ParticipantRank = .shipping, _ make: @escaping @Sendable () -> any WriteParticipant) {
+        participantMakers.withLock { makers in
+            let position = makers.firstIndex { $0.rank > rank } ?? makers.endIndex
+            makers.insert((rank, make), at: position)
+        }
+    }
+
+    /// One of each added participant, for a new write transaction, in rank order.
+    func makeAddedParticipants() -> [(rank: ParticipantRank, participant: any WriteParticipant)] {
+        let makers = participantMakers.withLock { $0 }
+        return makers.map { ($0.rank, $0.make()) }
     }
 
     func environmentWillClose() {
@@ -66,6 +84,7 @@ extension Database.Configuration {
         }
         return EnvironmentOptions(
             mapSize: initialMapSize, maxReaders: maxReaders, fileMode: fileMode,
-            singleFile: singleFile, readOnly: readOnly, syncMode: syncMode)
+            singleFile: singleFile, readOnly: readOnly, syncMode: syncMode,
+            format: EnvironmentOptions.Format(key: StoreFormat.versionKey, current: StoreFormat.current))
     }
 }

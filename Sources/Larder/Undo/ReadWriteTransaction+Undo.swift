@@ -33,7 +33,7 @@ extension ReadWriteTransaction {
 
     private func applyUndoStack(_ direction: UndoStack.Direction) throws -> UndoStep? {
         checkActive()
-        precondition(!participants.undo.isCapturing, "Larder misuse: undo() or redo() was called inside an undoable write. Call it in a write that is not undoable (db.write { try $0.undo() }).")
+        precondition(!(participants.first(UndoRecorder.self)?.isCapturing ?? false), "Larder misuse: undo() or redo() was called inside an undoable write. Call it in a write that is not undoable (db.write { try $0.undo() }).")
         return try UndoStack.apply(direction: direction, in: self)
     }
 }

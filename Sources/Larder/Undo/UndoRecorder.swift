@@ -69,6 +69,7 @@ extension ReadWriteTransaction {
     func beginUndoableStep(named name: String, group: UndoGroup?) {
         precondition(!hasWritten, "Larder misuse: a write was made undoable after it had changed something.")
         checkActive()
-        participants.undo.begin(named: name, group: group)
+        let limit = UndoStack.limit(of: database.shared.configuration)
+        participants.install(UndoRecorder.self, rank: .undo) { UndoRecorder(limit: limit) }.begin(named: name, group: group)
     }
 }

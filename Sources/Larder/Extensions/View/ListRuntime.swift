@@ -10,7 +10,7 @@
 /// No map from an object to its item: when an object changes, its old item key is derived again
 /// from the object's previous bytes (``ExtensionMaintenance/previousValue(_:metadata:at:in:)``),
 /// which is why the definition's closures must be pure (see ``derive``). Store format 4 dropped
-/// the map that format 3 kept (`Environment.derivedExtensionsFormatVersion`).
+/// the map that format 3 kept (`StoreFormat.derivedExtensions`).
 ///
 /// A view's runtime holds one (``ListKeeping``).
 struct ListRuntime<Object: Codable & Sendable, Metadata: Codable & Sendable>: Sendable {

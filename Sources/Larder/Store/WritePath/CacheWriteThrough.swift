@@ -4,13 +4,7 @@
 /// A transaction that writes more values than the cache holds is a bulk write: it stops keeping
 /// them, and the commit only invalidates.
 final class CacheWriteThrough: WriteParticipant {
-    /// A value written in the transaction, kept for its connection's cache after the commit.
-    struct Written {
-        let owner: ObjectIdentifier
-        let value: CachedValueBox
-        /// The archiver that wrote it: the cache hands it only to reads with the same one.
-        let writer: ArchiverIdentity
-    }
+    typealias Written = WrittenValue
 
     /// Written values beyond this many are not kept.
     private let limit: Int

@@ -8,14 +8,14 @@ import Synchronization
 /// and writes each of them back (its counts change); without this, a transaction of n writes
 /// copied the root and the branches below it in and out of LMDB n times.
 ///
-/// The cache belongs to one write attempt (``LMDBTransaction/Attempt``) and always holds the work
+/// The cache belongs to one write attempt (``LMDBTransaction/Attempt``, as its ``HeldWrites``) and always holds the work
 /// of the innermost transaction in use: a nested transaction writes its parent's nodes out before
 /// it begins, writes its own out before it commits, and drops them when it is abandoned. The
 /// nodes reach LMDB (``flush(into:)``) before the transaction commits, before another part of the
 /// code reads or counts a cached database through a cursor (``release(_:from:)``), and when the
 /// cache outgrows `byteLimit`; emptying a database drops its nodes (``discard(_:)``). Only
 /// ``LMDBTreeStorage`` reads and writes tree nodes with `get` and `put`, through this cache.
-final class TreeNodeCache {
+final class TreeNodeCache: HeldWrites {
     private enum Entry {
         /// As LMDB has it.
         case clean([UInt8])
