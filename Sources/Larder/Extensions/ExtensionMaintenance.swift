@@ -187,7 +187,7 @@ extension ReadWriteTransaction {
     /// when the store has extensions; joined here otherwise, by a write that registers the
     /// first).
     var extensionWork: ExtensionMaintenance {
-        participants.install(ExtensionMaintenance.self, rank: .derivedState) {
+        participant(ExtensionMaintenance.self, joiningAt: .derivedState) {
             ExtensionMaintenance(registry: database.shared.extensions)
         }
     }

@@ -35,18 +35,23 @@ extension DatabaseAccess {
     /// }
     /// ```
     public func observe<T: Persistable & Saveable & Sendable>(_ type: T.Type, id: T.ID) -> ObjectObservation<T> {
-        let key = T.key(for: id)
-        return ObjectObservation(
-            lease: SubscriptionLease(database: database, collection: T.collection, keepsDetails: false), index: T.index(forKey: key),
-            reader: self, read: { try $0.object(forKey: key, inCollection: T.collection, as: T.self) })
+        observeObject(T.self, id: id) { txn, key in try txn.object(forKey: key, inCollection: T.collection, as: T.self) }
     }
 
     /// The object `id` of type `T`, now and after every commit that changes it.
     @_disfavoredOverload
     public func observe<T: Persistable & Codable & Sendable>(_ type: T.Type, id: T.ID) -> ObjectObservation<T> {
+        observeObject(T.self, id: id) { txn, key in try txn.object(forKey: key, inCollection: T.collection, as: T.self) }
+    }
+
+    /// The observation of the object `id` of type `T`, read by `read`: the one body of both forms
+    /// of `observe(_:id:)`, which differ only in how they read the object.
+    private func observeObject<T: Persistable & Sendable>(
+        _ type: T.Type, id: T.ID, read: @escaping @Sendable (ReadTransaction, String) throws -> T?
+    ) -> ObjectObservation<T> {
         let key = T.key(for: id)
         return ObjectObservation(
             lease: SubscriptionLease(database: database, collection: T.collection, keepsDetails: false), index: T.index(forKey: key),
-            reader: self, read: { try $0.object(forKey: key, inCollection: T.collection, as: T.self) })
+            reader: self, read: { try read($0, key) })
     }
 }

@@ -173,6 +173,56 @@ extension ReadTransaction {
         return (try? numberOfKeys(inCollection: collection)) ?? 0
     }
 
+    /// Calls `body` with each key and object of `collection`, read with the archiver registered
+    /// for the collection, else `ownArchiver`: the one body of the `Saveable` and `Codable` forms
+    /// of `enumerateObjects(inCollection:as:range:where:_:)`, which differ only in the type's own
+    /// archiver. With no archiver registered anywhere, `ownArchiver` is used as its own type (no
+    /// existential on the walk).
+    @inlinable
+    final func enumerateObjects<A: Archiver>(
+        inCollection collection: String, ownArchiver: A, range: KeyRange, where filter: ((String) -> Bool)?,
+        _ body: (_ key: String, _ object: A.Value, _ stop: inout Bool) throws -> Void
+    ) throws {
+        if usesOwnArchivers {
+            try enumerateObjects(inCollection: collection, archiver: ownArchiver, range: range, where: filter, body)
+        } else {
+            try enumerateObjects(inCollection: collection, archiver: archiver(A.Value.self, in: collection, fallback: ownArchiver), range: range, where: filter, body)
+        }
+    }
+
+    /// The objects `enumerate` walks in `collection`, with their keys, in order: the one body of
+    /// both forms of `objects(inCollection:as:range:where:)`.
+    @inlinable
+    final func keyedObjects<T>(
+        inCollection collection: String, range: KeyRange, where filter: ((String) -> Bool)?,
+        _ enumerate: (_ body: (String, T, inout Bool) throws -> Void) throws -> Void
+    ) throws -> [(key: String, object: T)] {
+        var found: [(key: String, object: T)] = []
+        found.reserveCapacity(expectedCount(inCollection: collection, range: range, where: filter))
+        try enumerate { key, object, _ in found.append((key, object)) }
+        return found
+    }
+
+    /// Calls `body` with each object `enumerateOne` walks in each of `collections` (given the
+    /// collection, its key filter and the per-key body): the one body of both forms of
+    /// `enumerateObjects(inCollections:as:where:_:)`.
+    final func forEachObject<T>(
+        in collections: some Sequence<String>, where filter: ((YapDB.Index) -> Bool)?,
+        _ body: (_ index: YapDB.Index, _ object: T, _ stop: inout Bool) throws -> Void,
+        _ enumerateOne: (String, ((String) -> Bool)?, (String, T, inout Bool) throws -> Void) throws -> Void
+    ) throws {
+        // The body is called only while this call runs; Swift cannot see that through the two
+        // closures it passes through.
+        try withoutActuallyEscaping(body) { body in
+            try forEach(collections, where: filter) { collection, keyFilter, stopped in
+                try enumerateOne(collection, keyFilter) { key, object, stop in
+                    try body(YapDB.Index(collection: collection, key: key), object, &stop)
+                    stopped = stop
+                }
+            }
+        }
+    }
+
     /// Whether no archiver is registered for any collection: every type reads with its own.
     @usableFromInline
     final var usesOwnArchivers: Bool { database.archivers.isEmpty }
@@ -185,11 +235,7 @@ extension ReadTransaction {
         inCollection collection: String, as type: T.Type = T.self, range: KeyRange = .all, where filter: ((String) -> Bool)? = nil,
         _ body: (_ key: String, _ object: T, _ stop: inout Bool) throws -> Void
     ) throws {
-        if usesOwnArchivers {
-            try enumerateObjects(inCollection: collection, archiver: T.archiver, range: range, where: filter, body)
-        } else {
-            try enumerateObjects(inCollection: collection, archiver: archiver(T.self, in: collection, fallback: T.archiver), range: range, where: filter, body)
-        }
+        try enumerateObjects(inCollection: collection, ownArchiver: T.archiver, range: range, where: filter, body)
     }
 
     /// Calls `body` with each key and object of `collection`; see
@@ -200,31 +246,21 @@ extension ReadTransaction {
         inCollection collection: String, as type: T.Type = T.self, range: KeyRange = .all, where filter: ((String) -> Bool)? = nil,
         _ body: (_ key: String, _ object: T, _ stop: inout Bool) throws -> Void
     ) throws {
-        if usesOwnArchivers {
-            try enumerateObjects(inCollection: collection, archiver: MessagePackArchiver<T>(), range: range, where: filter, body)
-        } else {
-            try enumerateObjects(inCollection: collection, archiver: archiver(T.self, in: collection, fallback: MessagePackArchiver<T>()), range: range, where: filter, body)
-        }
+        try enumerateObjects(inCollection: collection, ownArchiver: MessagePackArchiver<T>(), range: range, where: filter, body)
     }
 
     /// The objects of `collection` within `range` that `filter` accepts, with their keys, in order.
     /// - Throws: as ``enumerateObjects(inCollection:archiver:range:where:_:)``.
     @inlinable
     public final func objects<T: Saveable>(inCollection collection: String, as type: T.Type = T.self, range: KeyRange = .all, where filter: ((String) -> Bool)? = nil) throws -> [(key: String, object: T)] {
-        var found: [(key: String, object: T)] = []
-        found.reserveCapacity(expectedCount(inCollection: collection, range: range, where: filter))
-        try enumerateObjects(inCollection: collection, as: T.self, range: range, where: filter) { key, object, _ in found.append((key, object)) }
-        return found
+        try keyedObjects(inCollection: collection, range: range, where: filter) { try enumerateObjects(inCollection: collection, as: T.self, range: range, where: filter, $0) }
     }
 
     /// The objects of `collection` within `range` that `filter` accepts, with their keys, in order.
     /// - Throws: as ``enumerateObjects(inCollection:archiver:range:where:_:)``.
     @_disfavoredOverload @inlinable
     public final func objects<T: Codable>(inCollection collection: String, as type: T.Type = T.self, range: KeyRange = .all, where filter: ((String) -> Bool)? = nil) throws -> [(key: String, object: T)] {
-        var found: [(key: String, object: T)] = []
-        found.reserveCapacity(expectedCount(inCollection: collection, range: range, where: filter))
-        try enumerateObjects(inCollection: collection, as: T.self, range: range, where: filter) { key, object, _ in found.append((key, object)) }
-        return found
+        try keyedObjects(inCollection: collection, range: range, where: filter) { try enumerateObjects(inCollection: collection, as: T.self, range: range, where: filter, $0) }
     }
 
     /// Calls `body` with every object of type `T` in the collections `collections` (every key
@@ -235,12 +271,7 @@ extension ReadTransaction {
         inCollections collections: some Sequence<String>, as type: T.Type = T.self, where filter: ((YapDB.Index) -> Bool)? = nil,
         _ body: (_ index: YapDB.Index, _ object: T, _ stop: inout Bool) throws -> Void
     ) throws {
-        try forEach(collections, where: filter) { collection, keyFilter, stopped in
-            try enumerateObjects(inCollection: collection, as: T.self, where: keyFilter) { key, object, stop in
-                try body(YapDB.Index(collection: collection, key: key), object, &stop)
-                stopped = stop
-            }
-        }
+        try forEachObject(in: collections, where: filter, body) { try enumerateObjects(inCollection: $0, as: T.self, where: $1, $2) }
     }
 
     /// Calls `body` with every object of type `T` in the collections `collections`; see the
@@ -250,12 +281,7 @@ extension ReadTransaction {
         inCollections collections: some Sequence<String>, as type: T.Type = T.self, where filter: ((YapDB.Index) -> Bool)? = nil,
         _ body: (_ index: YapDB.Index, _ object: T, _ stop: inout Bool) throws -> Void
     ) throws {
-        try forEach(collections, where: filter) { collection, keyFilter, stopped in
-            try enumerateObjects(inCollection: collection, as: T.self, where: keyFilter) { key, object, stop in
-                try body(YapDB.Index(collection: collection, key: key), object, &stop)
-                stopped = stop
-            }
-        }
+        try forEachObject(in: collections, where: filter, body) { try enumerateObjects(inCollection: $0, as: T.self, where: $1, $2) }
     }
 
     // MARK: Metadata and rows

@@ -90,11 +90,7 @@ extension ReadTransaction {
     /// bytes.
     /// - Throws: as ``object(forKey:inCollection:archiver:)``.
     public final func objects<T: Saveable>(forKeys keys: some Sequence<String>, inCollection collection: String, as type: T.Type = T.self) throws -> [String: T] {
-        var found: [String: T] = [:]
-        for key in keys {
-            if let value = try object(forKey: key, inCollection: collection, as: T.self) { found[key] = value }
-        }
-        return found
+        try collect(keys) { try object(forKey: $0, inCollection: collection, as: T.self) }
     }
 
     /// The objects stored under `keys` in `collection`, by key; keys with no object are absent.
@@ -103,28 +99,20 @@ extension ReadTransaction {
     /// - Throws: as ``object(forKey:inCollection:archiver:)``.
     @_disfavoredOverload
     public final func objects<T: Codable>(forKeys keys: some Sequence<String>, inCollection collection: String, as type: T.Type = T.self) throws -> [String: T] {
-        var found: [String: T] = [:]
-        for key in keys {
-            if let value = try object(forKey: key, inCollection: collection, as: T.self) { found[key] = value }
-        }
-        return found
+        try collect(keys) { try object(forKey: $0, inCollection: collection, as: T.self) }
     }
 
     /// The objects stored at `indexes`, by index; indexes with no object are absent.
     /// - Throws: as ``object(forKey:inCollection:archiver:)``.
     public final func objects<T: Saveable>(at indexes: some Sequence<YapDB.Index>, as type: T.Type = T.self) throws -> [YapDB.Index: T] {
-        var found: [YapDB.Index: T] = [:]
-        for index in indexes { found[index] = try object(at: index, as: T.self) }
-        return found
+        try collect(indexes) { try object(at: $0, as: T.self) }
     }
 
     /// The objects stored at `indexes`, by index; indexes with no object are absent.
     /// - Throws: as ``object(forKey:inCollection:archiver:)``.
     @_disfavoredOverload
     public final func objects<T: Codable>(at indexes: some Sequence<YapDB.Index>, as type: T.Type = T.self) throws -> [YapDB.Index: T] {
-        var found: [YapDB.Index: T] = [:]
-        for index in indexes { found[index] = try object(at: index, as: T.self) }
-        return found
+        try collect(indexes) { try object(at: $0, as: T.self) }
     }
 
     // MARK: Metadata
@@ -172,16 +160,32 @@ extension ReadTransaction {
     /// read metadata of a type that is only `Saveable` with ``metadata(forKey:inCollection:as:)-7zh1u``.
     /// - Throws: as ``object(forKey:inCollection:archiver:)``.
     public final func row<T: Saveable, M: Codable>(forKey key: String, inCollection collection: String, as type: T.Type = T.self, metadata metadataType: M.Type = M.self) throws -> (object: T, metadata: M?)? {
-        guard let object = try object(forKey: key, inCollection: collection, as: T.self) else { return nil }
-        return (object, try metadata(forKey: key, inCollection: collection, archiver: metadataArchiver(M.self, in: collection)))
+        try row(forKey: key, inCollection: collection, metadata: M.self) { try object(forKey: key, inCollection: collection, as: T.self) }
     }
 
     /// The object and metadata at (`collection`, `key`), or `nil` if there is no object.
     /// - Throws: as ``object(forKey:inCollection:archiver:)``.
     @_disfavoredOverload
     public final func row<T: Codable, M: Codable>(forKey key: String, inCollection collection: String, as type: T.Type = T.self, metadata metadataType: M.Type = M.self) throws -> (object: T, metadata: M?)? {
-        guard let object = try object(forKey: key, inCollection: collection, as: T.self) else { return nil }
-        return (object, try metadata(forKey: key, inCollection: collection, archiver: metadataArchiver(M.self, in: collection)))
+        try row(forKey: key, inCollection: collection, metadata: M.self) { try object(forKey: key, inCollection: collection, as: T.self) }
+    }
+
+    /// The value `read` finds for each of `keys` (or indexes), by key; absent where it finds none.
+    /// The one body of the `Saveable` and `Codable` forms of `objects(forKeys:inCollection:as:)`
+    /// and `objects(at:as:)`, which differ only in how they read one value.
+    private final func collect<Key: Hashable, T>(_ keys: some Sequence<Key>, _ read: (Key) throws -> T?) throws -> [Key: T] {
+        var found: [Key: T] = [:]
+        for key in keys {
+            if let value = try read(key) { found[key] = value }
+        }
+        return found
+    }
+
+    /// The object `readObject` finds at (`collection`, `key`) with its metadata, or `nil` if
+    /// there is no object: the one body of both forms of `row(forKey:inCollection:as:metadata:)`.
+    private final func row<T, M: Codable>(forKey key: String, inCollection collection: String, metadata: M.Type, object readObject: () throws -> T?) throws -> (object: T, metadata: M?)? {
+        guard let object = try readObject() else { return nil }
+        return (object, try self.metadata(forKey: key, inCollection: collection, archiver: metadataArchiver(M.self, in: collection)))
     }
 
     /// The archiver of a `Codable` metadata type: registered, else its own if it is also

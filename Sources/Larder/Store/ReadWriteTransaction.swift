@@ -54,6 +54,16 @@ public final class ReadWriteTransaction: ReadTransaction {
     /// The parts of the write path this transaction keeps informed.
     var participants: WriteParticipants { state.participants }
 
+    /// The participant of type `P` in this transaction, made by `make` and joined at `rank` if it
+    /// has none (a participant that takes part in some transactions only, as undo capture in an
+    /// undoable write). It hears only what happens after it joins.
+    func participant<P: WriteParticipant>(_ type: P.Type, joiningAt rank: ParticipantRank, make: () -> P) -> P {
+        if let existing = state.participants.first(P.self) { return existing }
+        let made = make()
+        state.participants = state.participants.adding(made, rank: rank)
+        return made
+    }
+
     override func cacheCommit(for index: YapDB.Index) -> UInt64? {
         // What this transaction changed is not what the cache holds; a transaction that records
         // its reads reads the store, so that each read is recorded.

@@ -70,6 +70,6 @@ extension ReadWriteTransaction {
         precondition(!hasWritten, "Larder misuse: a write was made undoable after it had changed something.")
         checkActive()
         let limit = UndoStack.limit(of: database.shared.configuration)
-        participants.install(UndoRecorder.self, rank: .undo) { UndoRecorder(limit: limit) }.begin(named: name, group: group)
+        participant(UndoRecorder.self, joiningAt: .undo) { UndoRecorder(limit: limit) }.begin(named: name, group: group)
     }
 }

@@ -7,9 +7,9 @@ enum ParticipantRank: Int, Comparable, Sendable {
     case derivedState
     /// Undo capture.
     case undo
-    /// The change log.
+    /// The change log (the store's own; a feature's participant comes after it at this rank).
     case changeLog
-    /// The cache's write-through.
+    /// The cache's write-through (the store's own, as ``changeLog``).
     case cache
     /// What follows the finished write: a replica's guard and shipping, a test's recorder.
     case shipping
