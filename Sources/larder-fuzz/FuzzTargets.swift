@@ -41,6 +41,9 @@ enum FuzzTarget: UInt8, CaseIterable {
     case framedValue = 5
     case fullTextQuery = 6
     case fullTextDocument = 7
+    case spatialNode = 8
+    case relationshipEdge = 9
+    case replicatedCommit = 10
 
     var name: String { String(describing: self) }
 
@@ -101,6 +104,12 @@ enum FuzzTarget: UInt8, CaseIterable {
             FuzzSearchStore.shared.run(text)
         case .fullTextDocument:
             try? DecoderEntryPoints.fullTextDocument(bytes)
+        case .spatialNode:
+            try? DecoderEntryPoints.spatialNode(bytes)
+        case .relationshipEdge:
+            try? DecoderEntryPoints.relationshipEdge(bytes)
+        case .replicatedCommit:
+            try? DecoderEntryPoints.replicatedCommit(bytes)
         }
     }
 }

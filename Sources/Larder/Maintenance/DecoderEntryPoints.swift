@@ -41,4 +41,23 @@ package enum DecoderEntryPoints {
     package static func fullTextDocument(_ bytes: UnsafeRawBufferPointer) throws {
         _ = try FullTextDocumentRecord(decoding: bytes)
     }
+
+    /// A node of a spatial index's R-tree (the `nodes` part).
+    package static func spatialNode(_ bytes: UnsafeRawBufferPointer) throws {
+        _ = try SpatialNode(decoding: bytes, id: 1)
+    }
+
+    /// A relationships edge: the bytes as its key, then its last byte as its rules, each way.
+    package static func relationshipEdge(_ bytes: UnsafeRawBufferPointer) throws {
+        let split = max(bytes.count - 1, 0)
+        let key = UnsafeRawBufferPointer(rebasing: bytes[..<split])
+        let rules = UnsafeRawBufferPointer(rebasing: bytes[split...])
+        _ = try? RelationshipsRuntime.decode(key, rules: rules, reversed: false)
+        _ = try RelationshipsRuntime.decode(key, rules: rules, reversed: true)
+    }
+
+    /// A commit a replica receives from its primary (bytes from another machine).
+    package static func replicatedCommit(_ bytes: UnsafeRawBufferPointer) throws {
+        _ = try ReplicatedCommit(decoding: bytes)
+    }
 }
