@@ -8,10 +8,11 @@ final class ReplicaGuard: WriteParticipant {
     /// data of a replica.
     private var hasAppliedReplicatedCommit = false
 
+    /// A fresh guard: each caller of a group commit (each runs on a fork) is judged by what it
+    /// did itself, so a caller that applied a commit of the primary lets no later caller's own
+    /// writes through.
     func fork() -> ReplicaGuard {
-        let copy = ReplicaGuard()
-        copy.hasAppliedReplicatedCommit = hasAppliedReplicatedCommit
-        return copy
+        ReplicaGuard()
     }
 
     /// Lets this transaction's writes through: it applies a commit of the primary.

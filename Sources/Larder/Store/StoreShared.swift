@@ -18,7 +18,14 @@ final class StoreShared: EnvironmentCompanion {
     private let features = Mutex<[(type: ObjectIdentifier, feature: AnyObject)]>([])
     /// Makers of the write-path participants added to the store in this process, beyond the
     /// store's own (see ``addParticipant(rank:_:)``), in rank order.
-    private let participantMakers = Mutex<[(rank: ParticipantRank, make: @Sendable () -> any WriteParticipant)]>([])
+    private let participantMakers = Mutex<ParticipantMakers>(ParticipantMakers())
+
+    /// The makers of the added participants and their ranks, side by side in rank order (the
+    /// ranks are handed to each transaction as they are, sharing one buffer).
+    private struct ParticipantMakers {
+        var ranks: [ParticipantRank] = []
+        var makers: [@Sendable () -> any WriteParticipant] = []
+    }
 
     /// Reads the last commit from the change log in `txn`, the store's opening transaction.
     init(configuration: Database.Configuration, opening txn: LMDBTransaction) throws {
@@ -56,16 +63,17 @@ final class StoreShared: EnvironmentCompanion {
     /// This is the seam for what follows every write without being part of the store itself
     /// (the extensions, a replica's shipping, a test's recorder).
     func addParticipant(rank: ParticipantRank = .shipping, _ make: @escaping @Sendable () -> any WriteParticipant) {
-        participantMakers.withLock { makers in
-            let position = makers.firstIndex { $0.rank > rank } ?? makers.endIndex
-            makers.insert((rank, make), at: position)
+        participantMakers.withLock { added in
+            let position = added.ranks.firstIndex { $0 > rank } ?? added.ranks.endIndex
+            added.ranks.insert(rank, at: position)
+            added.makers.insert(make, at: position)
         }
     }
 
-    /// One of each added participant, for a new write transaction, in rank order.
-    func makeAddedParticipants() -> [(rank: ParticipantRank, participant: any WriteParticipant)] {
-        let makers = participantMakers.withLock { $0 }
-        return makers.map { ($0.rank, $0.make()) }
+    /// One of each added participant, for a new write transaction, in rank order, and their ranks.
+    func makeAddedParticipants() -> (participants: [any WriteParticipant], ranks: [ParticipantRank]) {
+        let added = participantMakers.withLock { $0 }
+        return (added.makers.map { $0() }, added.ranks)
     }
 
     func environmentWillClose() {

@@ -8,7 +8,6 @@
 /// transaction finds it by type (``first(_:)``). A class, so that reaching it does not copy (and
 /// retain) the list.
 final class WriteParticipants {
-    private let ranks: [ParticipantRank]
     /// Every participant, in rank order. A `let`: the walks before each change borrow it, where
     /// a `var` would be copied out (and each participant retained) on every walk.
     let all: [any WriteParticipant]
@@ -16,45 +15,46 @@ final class WriteParticipants {
     /// before every change (``wantChanges``) reaches them without a dynamic call.
     private let changeLog: ChangeLogWriter
     private let cache: CacheWriteThrough
-    /// The participants the features added (``all`` without the store's own).
+    /// The participants the features added, in rank order (``all`` without the store's own), and
+    /// their ranks.
     private let added: [any WriteParticipant]
+    private let addedRanks: [ParticipantRank]
 
-    private init(ranks: [ParticipantRank], all: [any WriteParticipant], changeLog: ChangeLogWriter, cache: CacheWriteThrough) {
-        self.ranks = ranks
-        self.all = all
+    private init(added: [any WriteParticipant], addedRanks: [ParticipantRank], changeLog: ChangeLogWriter, cache: CacheWriteThrough) {
+        self.added = added
+        self.addedRanks = addedRanks
         self.changeLog = changeLog
         self.cache = cache
-        self.added = all.filter { $0 !== changeLog && $0 !== cache }
+        // The store's own two come before anything added at their ranks or above.
+        let split = addedRanks.firstIndex { $0 >= .changeLog } ?? addedRanks.endIndex
+        var all: [any WriteParticipant] = []
+        all.reserveCapacity(added.count + 2)
+        all.append(contentsOf: added[..<split])
+        all.append(changeLog)
+        all.append(cache)
+        all.append(contentsOf: added[split...])
+        self.all = all
     }
 
     /// The participants of a write transaction on `database` begun by `core`.
     static func standard(for database: Database, core: ConnectionCore) -> WriteParticipants {
         let shared = database.shared
         let configuration = shared.configuration
-        let added = shared.makeAddedParticipants()  // in rank order
-        var ranks: [ParticipantRank] = []
-        var all: [any WriteParticipant] = []
-        ranks.reserveCapacity(added.count + 2)
-        all.reserveCapacity(added.count + 2)
-        // The store's own two come before anything added at their ranks or above.
-        let split = added.firstIndex { $0.rank >= .changeLog } ?? added.endIndex
-        for entry in added[..<split] { ranks.append(entry.rank); all.append(entry.participant) }
-        let changeLog = ChangeLogWriter(hub: shared.changeHub, limit: configuration.changeLogLimit,
-                                        byteLimit: configuration.changeLogByteLimit, keepsValueHistory: configuration.keepsValueHistory)
-        let cache = CacheWriteThrough(limit: core.cache.objectLimit)
-        ranks.append(contentsOf: [.changeLog, .cache])
-        all.append(contentsOf: [changeLog, cache] as [any WriteParticipant])
-        for entry in added[split...] { ranks.append(entry.rank); all.append(entry.participant) }
-        return WriteParticipants(ranks: ranks, all: all, changeLog: changeLog, cache: cache)
+        let added = shared.makeAddedParticipants()
+        return WriteParticipants(
+            added: added.participants, addedRanks: added.ranks,
+            changeLog: ChangeLogWriter(hub: shared.changeHub, limit: configuration.changeLogLimit,
+                                       byteLimit: configuration.changeLogByteLimit, keepsValueHistory: configuration.keepsValueHistory),
+            cache: CacheWriteThrough(limit: core.cache.objectLimit))
     }
 
     /// These participants and `participant`, heard after every other of its rank or a lower one.
     func adding(_ participant: any WriteParticipant, rank: ParticipantRank) -> WriteParticipants {
-        let position = ranks.firstIndex { $0 > rank } ?? ranks.endIndex
-        var ranks = ranks, all = all
-        ranks.insert(rank, at: position)
-        all.insert(participant, at: position)
-        return WriteParticipants(ranks: ranks, all: all, changeLog: changeLog, cache: cache)
+        let position = addedRanks.firstIndex { $0 > rank } ?? addedRanks.endIndex
+        var added = added, addedRanks = addedRanks
+        added.insert(participant, at: position)
+        addedRanks.insert(rank, at: position)
+        return WriteParticipants(added: added, addedRanks: addedRanks, changeLog: changeLog, cache: cache)
     }
 
     /// The participant of type `P`, if there is one.
@@ -69,13 +69,7 @@ final class WriteParticipants {
 
     /// Copies for a nested transaction (see ``WriteParticipant/fork()``).
     func forked() -> WriteParticipants {
-        let changeLog = changeLog.fork(), cache = cache.fork()
-        let all = all.map { participant -> any WriteParticipant in
-            if participant === self.changeLog { return changeLog }
-            if participant === self.cache { return cache }
-            return participant.fork()
-        }
-        return WriteParticipants(ranks: ranks, all: all, changeLog: changeLog, cache: cache)
+        WriteParticipants(added: added.map { $0.fork() }, addedRanks: addedRanks, changeLog: changeLog.fork(), cache: cache.fork())
     }
 
     /// Whether any participant wants to hear of a change (``WriteParticipant/wantsChanges``).
