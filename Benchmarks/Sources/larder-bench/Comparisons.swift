@@ -180,6 +180,13 @@ var comparisons: [Comparison] { [
                    let count = fixtures.scale.items
                    return (Side(operations: count) { try work.insert(checksums: true) }, Side(operations: count) { try work.insert(checksums: false) })
                }),
+    Comparison(id: "16-observed-commits", workload: "16. one put per commit, sync deferred",
+               larder: "100 idle observations + 1 re-run", reference: "no observation",
+               body: .timed { fixtures in
+                   let count = fixtures.scale.extensionWrites
+                   let work = try ObservationWorkload(idle: 100)
+                   return (Side(operations: count) { try work.observedCommits(count) }, Side(operations: count) { try work.plainCommits(count) })
+               }),
 ] + generatedComparisons + scaleComparisons }
 
 /// Runs `larder-alloc-probe` (built beside this executable by `swift build -c release`), which

@@ -27,19 +27,34 @@ final class ChangeSubscription: Sendable {
         var buffer: [Changeset] = []
         /// The sum of the buffered changesets' footprints.
         var bufferedBytes = 0
-        var waiter: CheckedContinuation<Changeset?, Never>?
+        var waiter: CheckedContinuation<Event, Never>?
         var finished = false
+        /// Whether the consumer was poked (``poke()``) since it last looked.
+        var poked = false
+    }
+
+    /// What a consumer waiting on the subscription wakes up to.
+    enum Event {
+        /// A commit's changeset (or several merged).
+        case changeset(Changeset)
+        /// The consumer's own code asked it to look again (``poke()``), no commit needed.
+        case poke
+        /// The subscription ended.
+        case end
     }
 
     private let state = Mutex(State())
     private let collection: String?
+    /// Which changesets to take besides `collection`'s test; `nil`: all.
+    private let filter: ReadFilter?
     /// Whether the consumer reads the extensions' changes and the commit information; when not,
     /// they are dropped on arrival.
     private let keepsDetails: Bool
     private weak let hub: ChangeHub?
 
-    init(collection: String?, keepsDetails: Bool = true, hub: ChangeHub) {
+    init(collection: String?, filter: ReadFilter? = nil, keepsDetails: Bool = true, hub: ChangeHub) {
         self.collection = collection
+        self.filter = filter
         self.keepsDetails = keepsDetails
         self.hub = hub
     }
@@ -65,8 +80,9 @@ final class ChangeSubscription: Sendable {
 
     func receive(_ changeset: Changeset) {
         if let collection, !changeset.hasChange(inCollection: collection) { return }
+        if let filter, !filter.admits(changeset) { return }
         let changeset = keepsDetails ? changeset : changeset.indexChangesOnly()
-        let waiter = state.withLock { state -> CheckedContinuation<Changeset?, Never>? in
+        let waiter = state.withLock { state -> CheckedContinuation<Event, Never>? in
             guard !state.finished else { return nil }
             if let waiter = state.waiter {
                 state.waiter = nil
@@ -77,21 +93,50 @@ final class ChangeSubscription: Sendable {
             if state.buffer.count > Self.bufferLimit || state.bufferedBytes > Self.byteLimit { state.mergeBuffer() }
             return nil
         }
-        waiter?.resume(returning: changeset)
+        waiter?.resume(returning: .changeset(changeset))
     }
 
-    /// The next changeset, waiting for one; `nil` once cancelled.
+    /// Wakes the consumer with ``Event/poke`` (at once if it waits, else at its next wait), as
+    /// its own code asks it to look again: an observed view's window moved.
+    func poke() {
+        let waiter = state.withLock { state -> CheckedContinuation<Event, Never>? in
+            guard !state.finished else { return nil }
+            if let waiter = state.waiter {
+                state.waiter = nil
+                return waiter
+            }
+            state.poked = true
+            return nil
+        }
+        waiter?.resume(returning: .poke)
+    }
+
+    /// The next changeset, waiting for one; `nil` once cancelled. Pokes are not reported.
     func next() async -> Changeset? {
+        while true {
+            switch await nextEvent() {
+            case .changeset(let changeset): return changeset
+            case .poke: continue
+            case .end: return nil
+            }
+        }
+    }
+
+    /// The next event, waiting for one: changesets in order, a poke before them.
+    func nextEvent() async -> Event {
         await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Changeset?, Never>) in
+            await withCheckedContinuation { (continuation: CheckedContinuation<Event, Never>) in
                 // What to resume the continuation with at once; none when it now waits.
-                let ready: Changeset?? = state.withLock { state in
-                    if !state.buffer.isEmpty {
+                let ready: Event? = state.withLock { state in
+                    if state.finished {
+                        return .end
+                    } else if state.poked {
+                        state.poked = false
+                        return .poke
+                    } else if !state.buffer.isEmpty {
                         let first = state.buffer.removeFirst()
                         state.bufferedBytes = state.buffer.isEmpty ? 0 : state.bufferedBytes - first.footprint
-                        return .some(first)
-                    } else if state.finished {
-                        return .some(nil)
+                        return .changeset(first)
                     } else {
                         state.waiter = continuation
                         return nil
@@ -114,7 +159,7 @@ final class ChangeSubscription: Sendable {
             defer { state.waiter = nil }
             return state.waiter
         }
-        waiting?.resume(returning: nil)
+        waiting?.resume(returning: .end)
         hub?.unsubscribe(self)
     }
 }

@@ -221,9 +221,10 @@ extension ReadTransaction {
     func extensionRuntime<R: ExtensionRuntime>(named name: String, as type: R.Type) throws -> R {
         checkActive()
         guard let runtime = database.shared.extensions.runtime(named: name) as? R else {
+            readRecorder?.extensionRead(name, collections: [])  // its registration changes the answer
             throw LarderError(.extensionNotRegistered, "no extension named \(name) of this kind is registered in this process", operation: "extension", extensionName: name)
         }
-        readRecorder?.collections(runtime.collections)
+        readRecorder?.extensionRead(name, collections: runtime.collections)
         return runtime
     }
 }

@@ -5,10 +5,11 @@ final class SubscriptionLease: Sendable {
 
     /// - Parameter keepsDetails: whether the consumer reads extensions' changes and commit
     ///   information (a ``ChangeStream``) or only which indexes changed (``ObjectObservation``).
-    init(database: Database, collection: String?, keepsDetails: Bool = true) {
+    /// - Parameter filter: which changesets to take (an observed read's); `nil`: all.
+    init(database: Database, collection: String?, filter: ReadFilter? = nil, keepsDetails: Bool = true) {
         self.database = database
         let hub = database.shared.changeHub
-        subscription = ChangeSubscription(collection: collection, keepsDetails: keepsDetails, hub: hub)
+        subscription = ChangeSubscription(collection: collection, filter: filter, keepsDetails: keepsDetails, hub: hub)
         hub.subscribe(subscription, environment: database.environment)
     }
 

@@ -13,8 +13,9 @@ final class ReadSetRecorder: ReadObserver {
         reads.keys[ExactString(collection)] = nil
     }
 
-    /// The collections an extension reads; `nil`: every collection.
-    func collections(_ collections: Set<ExactString>?) {
+    /// An extension's reads stand for its collections (`nil`: every collection): what a
+    /// primary checks.
+    func extensionRead(_ name: String, collections: Set<ExactString>?) {
         guard let collections else { return everything() }
         for collection in collections { self.collection(collection.string) }
     }

@@ -83,4 +83,18 @@ struct ChangesSamples: SampleSuite {
         #expect(environment.printed.contains { $0.hasPrefix("orders changed in commit") })
         #expect(environment.printed.contains("price: 24.0"))
     }
+
+    @Test func observingAnyRead() async throws {
+        let db = try sampleStore()
+        let counter = Task {
+            for try await count in db.observe({ txn in try txn.numberOfKeys(inCollection: "notes") }) {
+                print("\(count) notes")
+            }
+        }
+        try await eventually { environment.printed.contains("0 notes") }
+        try await db.write { try $0.setObject("milk", forKey: "n1", inCollection: "notes") }
+        try await eventually { environment.printed.contains("1 notes") }
+        counter.cancel()
+        try await counter.value
+    }
 }

@@ -6,9 +6,10 @@ extension ReadTransaction {
         get throws {
             checkActive()
             guard let runtime = (database.shared.extensions.runtime(named: handle.name) as? any ListKeeping<Object, Metadata>)?.list else {
+                readRecorder?.extensionRead(handle.name, collections: [])  // its registration changes the answer
                 throw LarderError(.extensionNotRegistered, "no view named \(handle.name) of these types is registered in this process", operation: "view", extensionName: handle.name)
             }
-            readRecorder?.collections(runtime.collections)
+            readRecorder?.extensionRead(handle.name, collections: runtime.collections)
             return ViewReader(transaction: self, runtime: runtime)
         }
     }

@@ -15,6 +15,9 @@ package struct ReadSet: Sendable, Equatable {
     package var collections: NameSet = []
     /// Keys read one by one, by collection, all told apart by their bytes.
     package var keys: [ExactString: NameSet] = [:]
+    /// Extensions read (a view, an index), by name. Not shipped to a primary (their collections
+    /// stand for them there); an observation re-runs when one is rebuilt or removed.
+    package var extensions: NameSet = []
 
     package init() {}
 
@@ -29,25 +32,26 @@ package struct ReadSet: Sendable, Equatable {
     }
 }
 
-extension ReadWriteTransaction {
-    /// Starts recording what this transaction reads (``recordedReads``), and its changes afresh
-    /// (a replica's rehearsal of a write, rolled back once captured). Reads from then on bypass
-    /// the connection's cache, so that each one is seen.
-    package func startRecordingReads() {
-        checkActive()
-        guard readRecorder == nil else { return }
-        readRecorder = ReadSetRecorder()
-        // A caller of a group commit starts from the changes of the callers before it (a
-        // replica's applied commits among them); what ``replicatedCommit()`` ships must be this
-        // transaction's own changes only, or it would write other commits' rows again, blind.
-        resetRecordedChanges()
+
+extension Changeset {
+    /// Whether this changeset may change what a transaction that read `reads` saw: it changed a
+    /// key read, or anything in a collection read whole, or rebuilt or changed an extension
+    /// read; a reset, or the removal of everything, may change anything.
+    /// - Complexity: O(c + k) for the c collections and the k keys of `reads` (each a hash
+    ///   lookup), whatever the size of the changeset.
+    func touches(_ reads: ReadSet) -> Bool {
+        if isReset || removedEverything || reads.everything { return true }
+        for collection in reads.collections.members where wholeCollectionChanged(collection) || entries[collection] != nil {
+            return true
+        }
+        for (collection, keys) in reads.keys {
+            if wholeCollectionChanged(collection) { return true }
+            guard let changed = entries[collection] else { continue }
+            if keys.members.contains(where: { changed[$0] != nil }) { return true }
+        }
+        if !extensionPayloads.isEmpty {
+            for name in reads.extensions.members where extensionPayloads[name] != nil { return true }
+        }
+        return false
     }
-
-    /// What the transaction has read since ``startRecordingReads()``.
-    package var recordedReads: ReadSet { (readRecorder as? ReadSetRecorder)?.reads ?? ReadSet() }
-}
-
-extension ReadWriteTransaction {
-    /// Whether the caller's closure called ``rollback()``.
-    package var wasRolledBack: Bool { isRolledBack }
 }
