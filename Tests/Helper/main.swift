@@ -13,6 +13,11 @@
 //       string "value-<i>" and key "c<i>" to the integer i, with commit information "helper-<i>".
 //       Prints the number of the last commit.
 //
+//   larder-test-helper commit-view <path> <count>
+//       Registers the view "followed" (``followedView``: the strings of collection "followed",
+//       one group "all", by key), then makes <count> commits: commit i sets key "f<i>" to the
+//       string "value-<i>". Prints the number of the last commit.
+//
 //   larder-test-helper crash-writer <path> <full|nometasync|deferred> <batch-size>
 //       Commits batches until killed, printing `ack <n>` after each commit (see CrashWriter.swift).
 //
@@ -159,6 +164,27 @@ func commit(path: String, count: Int, logLimit: Int) -> Never {
     }
 }
 
+/// The view a followed-view test registers in both processes, with the same tag.
+let followedView = AutoView<String, NoMetadata>(collections: ["followed"], versionTag: "1", grouping: { _, _ in "all" }, sorting: { index, _ in TupleKey(index.key) })
+
+func commitWithView(path: String, count: Int) -> Never {
+    do {
+        let db = try Database(path: path)
+        try db.register(followedView, named: "followed")
+        var last: UInt64 = 0
+        for i in 0..<count {
+            last = try db.write { txn in
+                try txn.setObject("value-\(i)", forKey: "f\(i)", inCollection: "followed")
+                return txn.lastCommit + 1
+            }
+        }
+        print(last)
+        exit(0)
+    } catch {
+        fail("commit-view failed: \(error)")
+    }
+}
+
 func key(_ index: Int) -> String {
     let digits = String(index)
     return "g" + String(repeating: "0", count: max(0, 5 - digits.count)) + digits
@@ -175,6 +201,9 @@ case "grow" where arguments.count == 4:
 case "commit" where arguments.count == 5:
     guard let count = Int(arguments[3]), count > 0, let limit = Int(arguments[4]), limit > 0 else { fail("commit: bad numbers", status: 2) }
     commit(path: arguments[2], count: count, logLimit: limit)
+case "commit-view" where arguments.count == 4:
+    guard let count = Int(arguments[3]), count > 0 else { fail("commit-view: bad count", status: 2) }
+    commitWithView(path: arguments[2], count: count)
 case "persistent-set" where arguments.count == 5:
     guard let number = Int(arguments[4]) else { fail("persistent-set: not an integer", status: 2) }
     do {

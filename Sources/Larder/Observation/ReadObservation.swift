@@ -16,19 +16,13 @@ public struct ReadObservation<Value: Sendable>: AsyncSequence, Sendable {
     /// What a run of the read threw.
     public typealias Failure = any Error
 
-    let lease: SubscriptionLease
-    let filter: ReadFilter
-    /// What the read runs through (a connection, with its pinned snapshot if it has one).
-    let reader: any DatabaseAccess
+    let engine: ObservedRead
     let read: @Sendable (ReadTransaction) throws -> Value
     /// Whether two results are the same (then the later is not yielded); `nil`: always yield.
     let isSame: (@Sendable (Value, Value) -> Bool)?
 
     init(reader: any DatabaseAccess, isSame: (@Sendable (Value, Value) -> Bool)?, read: @escaping @Sendable (ReadTransaction) throws -> Value) {
-        let filter = ReadFilter()
-        self.filter = filter
-        lease = SubscriptionLease(database: reader.database, collection: nil, filter: filter, keepsDetails: false)
-        self.reader = reader
+        engine = ObservedRead(reader: reader)
         self.read = read
         self.isSame = isSame
     }
@@ -54,7 +48,7 @@ public struct ReadObservation<Value: Sendable>: AsyncSequence, Sendable {
             guard !ended else { return nil }
             while true {
                 if let seen {
-                    guard await observation.waitForCommit(after: seen) else {
+                    guard await observation.engine.waitForCommit(after: seen) else {
                         ended = true
                         return nil
                     }
@@ -65,7 +59,7 @@ public struct ReadObservation<Value: Sendable>: AsyncSequence, Sendable {
                 }
                 let (value, commit): (Value, UInt64)
                 do {
-                    (value, commit) = try await observation.run()
+                    (value, commit) = try await observation.engine.run(observation.read)
                 } catch {
                     ended = true
                     throw error
@@ -76,36 +70,6 @@ public struct ReadObservation<Value: Sendable>: AsyncSequence, Sendable {
                 return value
             }
         }
-    }
-
-    /// Waits for a changeset the filter admitted of a commit after `commit`; `false` once the
-    /// subscription ended (the task was cancelled).
-    func waitForCommit(after commit: UInt64) async -> Bool {
-        while let changeset = await lease.subscription.next() {
-            if Task.isCancelled { return false }
-            if changeset.commit > commit { return true }
-        }
-        return false
-    }
-
-    /// Runs the read once, recording what it reads, and has the hub wake the observation from
-    /// then on only for commits that touch those reads.
-    ///
-    /// The filter takes every commit while the read runs: a commit published before the read
-    /// began is one the read sees, and one published after it is buffered whatever it touches,
-    /// so none that the new read set would have taken is missed between the read and
-    /// ``ReadFilter/admit(_:)``.
-    func run() async throws -> (Value, UInt64) {
-        filter.admitEverything()
-        let read = self.read
-        let (value, commit, reads) = try await reader.read { txn in
-            let recorder = ObservedReads()
-            txn.readRecorder = recorder
-            defer { txn.readRecorder = nil }
-            return (try read(txn), txn.lastCommit, recorder.reads)
-        }
-        filter.admit(reads)
-        return (value, commit)
     }
 }
 

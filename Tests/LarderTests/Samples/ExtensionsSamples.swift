@@ -37,6 +37,31 @@ struct ExtensionsSamples: SampleSuite {
         #expect(try db.verifyExtensions().isEmpty)
     }
 
+    @Test func followingAView() async throws {
+        let db = try sampleStore()
+        struct Product: Codable, Sendable { var category: String; var price: Double }
+        let byCategory = try db.register(AutoView<Product, NoMetadata>(collections: ["products"], versionTag: "1",
+            grouping: { _, product in product.category }, sorting: { _, product in TupleKey(product.price) }), named: "byCategory")
+        try await db.write { try $0.setObject(Product(category: "tools", price: 3), forKey: "saw", inCollection: "products") }
+
+        let consumer = Task {
+            let inbox = db.observe(byCategory, groups: ["tools", "toys"], range: .first(50))
+            for try await page in inbox {
+                if page.isReset {
+                    print("show", page.sections.map { "\($0.group): \($0.items.count) of \($0.numberOfItems)" })
+                } else {
+                    print("apply", page.rowChanges.count, "row changes")
+                }
+                if page.sections[0].numberOfItems > 50 { inbox.setRange(.first(100)) }   // the list scrolled
+            }
+        }
+        try await eventually { environment.printed.contains("show [\"tools: 1 of 1\", \"toys: 0 of 0\"]") }
+        try await db.write { try $0.setObject(Product(category: "toys", price: 1), forKey: "ball", inCollection: "products") }
+        try await eventually { environment.printed.contains("apply 1 row changes") }
+        consumer.cancel()
+        try await consumer.value
+    }
+
     @Test func aSpatialIndex() throws {
         let db = try sampleStore()
 
