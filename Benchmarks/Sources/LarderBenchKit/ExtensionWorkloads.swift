@@ -72,3 +72,41 @@ public final class RegistrationWorkload {
         return total
     }
 }
+
+/// Workload 9t: items written in one transaction into a new store with a view that puts each
+/// item in three groups (its category and two tags derived from it, as a note's tags), against
+/// the same view with one group per item.
+public final class MultiGroupWriteWorkload {
+    let items: [Item]
+
+    public init(count: Int) {
+        items = Keys.shuffled(count, seed: 9).enumerated().map { Item(key: $1, seed: $0) }
+    }
+
+    /// Tags are strings the objects hold, as a note's do: the grouping makes none.
+    static let stockTags = (0..<7).map { "stock-\($0)" }
+    static let ratingTags = (0..<6).map { "rating-\($0)" }
+
+    static let oneGroup = AutoView<Item, NoMetadata>(
+        collections: [Item.collection], versionTag: "1",
+        grouping: { _, item in item.category },
+        sorting: { _, item in TupleKey(item.price, item.id) })
+    static let threeGroups = AutoView<Item, NoMetadata>(
+        collections: [Item.collection], versionTag: "1",
+        groups: { _, item in [item.category, stockTags[item.stock % stockTags.count], ratingTags[Int(item.rating) % ratingTags.count]] },
+        sorting: { _, item in TupleKey(item.price, item.id) })
+
+    private func insert(_ view: AutoView<Item, NoMetadata>) throws -> Duration {
+        let scratch = try Scratch("multi-group-writes")
+        let db = try Database(path: scratch.path, configuration: benchConfiguration())
+        try db.register(view, named: "byTags")
+        return try timed {
+            try db.write { txn in
+                for item in items { try txn.setObject(item, forKey: item.id, inCollection: Item.collection) }
+            }
+        }
+    }
+
+    public func threeGroupsPerItem() throws -> Duration { try insert(Self.threeGroups) }
+    public func oneGroupPerItem() throws -> Duration { try insert(Self.oneGroup) }
+}

@@ -136,6 +136,13 @@ var comparisons: [Comparison] { [
                    let work = ExtensionWriteWorkload(count: count)
                    return (Side(operations: count) { try work.withViewAndIndex() }, Side(operations: count) { try work.plain() })
                }),
+    Comparison(id: "9t-three-groups", workload: "9t. insert, Codable, one write txn",
+               larder: "view, 3 groups per item", reference: "view, 1 group per item",
+               body: .timed { fixtures in
+                   let count = fixtures.scale.extensionWrites
+                   let work = MultiGroupWriteWorkload(count: count)
+                   return (Side(operations: count) { try work.threeGroupsPerItem() }, Side(operations: count) { try work.oneGroupPerItem() })
+               }),
     Comparison(id: "10-registration", workload: "10. register view + index, tag unchanged",
                larder: "large store", reference: "small store",
                body: .timed { fixtures in

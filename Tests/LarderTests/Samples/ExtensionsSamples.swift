@@ -37,6 +37,25 @@ struct ExtensionsSamples: SampleSuite {
         #expect(try db.verifyExtensions().isEmpty)
     }
 
+    @Test func anObjectInSeveralGroups() throws {
+        let db = try sampleStore()
+        struct Note: Codable, Sendable { var title: String; var tags: [String]; var modified: Double }
+        let byTag = try db.register(AutoView<Note, NoMetadata>(collections: ["notes"], versionTag: "1",
+            groups: { _, note in note.tags },
+            sorting: { _, note in TupleKey(note.modified) }), named: "byTag")
+        let tagged = try db.register(SecondaryIndex<Note, NoMetadata>(collections: ["notes"], versionTag: "1", entries: { _, note in
+            note.tags.map { TupleKey($0) }
+        }), named: "tagged")
+
+        try db.write { try $0.setObject(Note(title: "Milk", tags: ["home", "shopping"], modified: 1), forKey: "n1", inCollection: "notes") }
+        try db.read { txn throws in
+            #expect(try txn[byTag].groups() == ["home", "shopping"])
+            #expect(try txn[byTag].locations(of: YapDB.Index(collection: "notes", key: "n1")).map(\.group) == ["home", "shopping"])
+            #expect(try txn[tagged].indexes(matching: .equal(TupleKey("shopping"))).map(\.key) == ["n1"])
+        }
+        #expect(try db.verifyExtensions().isEmpty)
+    }
+
     @Test func followingAView() async throws {
         let db = try sampleStore()
         struct Product: Codable, Sendable { var category: String; var price: Double }

@@ -9,11 +9,17 @@ final class FilteredViewRuntime<Object: Codable & Sendable, Metadata: Codable & 
         self.definition = definition
         self.parent = parent
         self.parentRuntime = parentRuntime
-        // The parent's item key, if the item passes the filter.
+        // The parent's item keys whose items pass the filter (in their groups).
         self.list = ListRuntime(name: name, parts: parts, collections: parent.collections) { index, object, metadata in
-            guard let key = parent.derive(index, object, metadata),
-                  let group = try? ListRuntime<Object, Metadata>.group(ofItemKey: key) else { return nil }
-            return definition.filter(group, index, object, metadata) ? key : nil
+            func passes(_ key: [UInt8]) -> Bool {
+                guard let group = try? ListRuntime<Object, Metadata>.group(ofItemKey: key) else { return false }
+                return definition.filter(group, index, object, metadata)
+            }
+            switch parent.derive(index, object, metadata) {
+            case .none: return .none
+            case .one(let key): return passes(key) ? .one(key) : .none
+            case .several(let keys): return ItemKeys(keys.filter(passes))
+            }
         }
     }
 
@@ -48,7 +54,7 @@ final class FilteredViewRuntime<Object: Codable & Sendable, Metadata: Codable & 
                     let (group, index) = try ListRuntime<Object, Metadata>.split(itemKey: key)
                     if let object = try txn.extensionObject(Object.self, at: index, written: nil) {
                         let metadata = list.readsMetadata ? try txn.extensionMetadata(Metadata.self, at: index, written: nil) : nil
-                        if definition.filter(group, index, object, metadata) { try list.place(index, from: nil, to: key, in: txn) }
+                        if definition.filter(group, index, object, metadata) { try list.placeItem(index, from: nil, to: key, in: txn) }
                     }
                     done += 1
                 }

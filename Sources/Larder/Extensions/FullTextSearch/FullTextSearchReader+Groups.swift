@@ -10,7 +10,7 @@ extension FullTextSearchReader {
     /// How the group is applied depends on the sizes: when the group holds at most 8 times as
     /// many items as the query matches documents, its items are walked once and gathered into a
     /// set (one `ids` lookup each); otherwise each matching document is looked up in the view
-    /// (``ViewReader/location(of:)``: its object is read, and its item found, O(log n)). The
+    /// (``ViewReader/locations(of:)``: its object is read, and its items found, O(log n) each). The
     /// walk is cheap per item and the lookup costly per document, so each is used where it
     /// visits less.
     /// - Throws: as ``search(_:limit:offset:)-(FullTextQuery,_,_)``;
@@ -38,7 +38,8 @@ extension FullTextSearchReader {
             ids = ids.filter { members.contains($0) }
         } else {
             // The group's bytes: a group whose name Swift calls equal is another group.
-            ids = try ids.filter { id in try items.location(of: searcher.index(ofDocument: id)).map { ExactString.bytesEqual($0.group, group) } ?? false }
+            // An object in several groups of the view has a location in each.
+            ids = try ids.filter { id in try items.locations(of: searcher.index(ofDocument: id)).contains { ExactString.bytesEqual($0.group, group) } }
         }
         let scores = try searcher.scores(of: ids, plan: plan, lists: &lists)
         return try searcher.ranked(ids, scores: scores, limit: limit, offset: offset)

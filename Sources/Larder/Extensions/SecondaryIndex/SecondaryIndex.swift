@@ -16,32 +16,63 @@
 /// arguments: the index is kept from its results. Objects of a collection that do not decode as
 /// `Object` are not indexed.
 ///
+/// An object may have several entries (a note's tags, a message's participants): build the index
+/// with `entries:` instead of `columns:`, returning one ``TupleKey`` per entry. A query then finds
+/// the object by any of them, and lists it once however many of its entries match.
+///
+/// ```swift
+/// let byTag = SecondaryIndex<Note, NoMetadata>(collections: ["notes"], versionTag: "1", entries: { _, note in
+///     note.tags.map { TupleKey($0) }
+/// })
+/// ```
+///
 /// Storage: `x.<name>.entries` holds `columns ‖ collection ‖ key` (one ``TupleKey``) with an empty
-/// value; `x.<name>.map` holds each indexed object's entry key under its storage key, to remove
-/// it when the object changes. Plain databases, no `DUPSORT`.
+/// value, one per entry. A plain database, no `DUPSORT`. There is no map from an object to its
+/// entries: they are derived again from its previous value when it changes.
 public struct SecondaryIndex<Object: Codable & Sendable, Metadata: Codable & Sendable>: Sendable {
     /// The columns of the object at `index`, or `nil` to leave it out of the index.
     public typealias Columns = @Sendable (_ index: YapDB.Index, _ object: Object, _ metadata: Metadata?) -> TupleKey?
+    /// The entries of the object at `index`, one ``TupleKey`` of columns each (none leaves it out).
+    public typealias Entries = @Sendable (_ index: YapDB.Index, _ object: Object, _ metadata: Metadata?) -> [TupleKey]
 
     /// The collections indexed, matched by their UTF-8 bytes (a collection whose name Swift's
     /// `String ==` calls equal to one of them is another collection); `nil` for every collection.
     public let collections: Set<String>?
     /// Change it whenever `columns` changes: a new tag rebuilds the index.
     public let versionTag: String
-    let columns: Columns
+    let columns: Columns?
+    /// The entries, for an index with several per object; `nil` when ``columns`` gives one.
+    let entries: Entries?
 
     /// An index whose columns read the object and its metadata.
     public init(collections: Set<String>? = nil, versionTag: String, metadata: Metadata.Type, columns: @escaping Columns) {
         self.collections = collections
         self.versionTag = versionTag
         self.columns = columns
+        self.entries = nil
     }
+
+    /// An index with any number of entries per object, read from the object and its metadata.
+    public init(collections: Set<String>? = nil, versionTag: String, metadata: Metadata.Type, entries: @escaping Entries) {
+        self.collections = collections
+        self.versionTag = versionTag
+        self.columns = nil
+        self.entries = entries
+    }
+
+    /// Whether an object may have several entries.
+    var hasSeveralEntries: Bool { entries != nil }
 }
 
 extension SecondaryIndex where Metadata == NoMetadata {
     /// An index whose columns read the object only; changes of metadata alone do not touch it.
     public init(collections: Set<String>? = nil, versionTag: String, columns: @escaping @Sendable (_ index: YapDB.Index, _ object: Object) -> TupleKey?) {
         self.init(collections: collections, versionTag: versionTag, metadata: NoMetadata.self) { index, object, _ in columns(index, object) }
+    }
+
+    /// An index with any number of entries per object, read from the object only.
+    public init(collections: Set<String>? = nil, versionTag: String, entries: @escaping @Sendable (_ index: YapDB.Index, _ object: Object) -> [TupleKey]) {
+        self.init(collections: collections, versionTag: versionTag, metadata: NoMetadata.self, entries: { index, object, _ in entries(index, object) })
     }
 }
 

@@ -33,13 +33,16 @@ public struct SecondaryIndexReader<Object: Codable & Sendable, Metadata: Codable
         }
     }
 
-    /// The indexes of the matching entries, in order, at most `limit`.
+    /// The indexes of the matching entries, in order, at most `limit`. An object with several
+    /// entries that match (an index built with `entries:`) is listed once, at its first.
     /// - Throws: ``LarderError`` as ``enumerate(matching:order:_:)``.
     /// - Complexity: O(log n + k) for n entries in the index and k indexes returned.
     public func indexes(matching query: IndexQuery = .all, order: IndexOrder = .ascending, limit: Int? = nil) throws -> [YapDB.Index] {
         var found: [YapDB.Index] = []
         guard limit.map({ $0 > 0 }) ?? true else { return found }
+        var seen: Set<YapDB.Index>? = runtime.definition.hasSeveralEntries ? [] : nil
         try enumerate(matching: query, order: order) { index, _, stop in
+            if seen != nil, !seen!.insert(index).inserted { return }
             found.append(index)
             if let limit, found.count >= limit { stop = true }
         }
@@ -57,7 +60,8 @@ public struct SecondaryIndexReader<Object: Codable & Sendable, Metadata: Codable
         }
     }
 
-    /// How many entries match.
+    /// How many entries match (an object of an index built with `entries:` counts once per entry
+    /// that matches).
     /// - Throws: ``LarderError`` with an LMDB failure.
     /// - Complexity: O(log n + k) for n entries in the index and the k entries that match: it
     ///   visits each one (the index keeps no counts).

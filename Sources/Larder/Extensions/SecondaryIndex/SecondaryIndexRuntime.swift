@@ -63,15 +63,17 @@ final class SecondaryIndexRuntime<Object: Codable & Sendable, Metadata: Codable 
     func apply(_ change: WriteChange, in txn: ReadWriteTransaction) throws {
         switch change {
         case .row(let row):
-            let new = try currentEntry(of: row, in: txn)
+            let new = try currentEntries(of: row, in: txn)
             // A created object had no object before it, so no entry (every removal of an object
-            // takes its entry with it).
-            let old = row.createdObject ? nil : try previousEntry(of: row.index, in: txn)
+            // takes its entries with it).
+            let old = row.createdObject ? [] : try previousEntries(of: row.index, in: txn)
             guard old != new else { return }
-            if let old { try removeEntry(old, of: row.index, in: txn) }
-            try new?.withUnsafeBytes { try txn.lmdb.put(parts["entries"], key: $0, value: UnsafeRawBufferPointer(start: nil, count: 0)) }
+            for entry in old where !new.contains(entry) { try removeEntry(entry, of: row.index, in: txn) }
+            for entry in new where !old.contains(entry) {
+                try entry.withUnsafeBytes { try txn.lmdb.put(parts["entries"], key: $0, value: UnsafeRawBufferPointer(start: nil, count: 0)) }
+            }
         case .removed(let index):
-            if let old = try previousEntry(of: index, in: txn) { try removeEntry(old, of: index, in: txn) }
+            for entry in try previousEntries(of: index, in: txn) { try removeEntry(entry, of: index, in: txn) }
         case .cleared(let collection):
             try removeEntries(inCollection: collection, in: txn)
         case .removedEverything:
@@ -79,28 +81,42 @@ final class SecondaryIndexRuntime<Object: Codable & Sendable, Metadata: Codable 
         }
     }
 
-    /// The entry of `index` for `object` and `metadata`, `nil` when the index leaves it out.
-    private func entry(of index: YapDB.Index, object: Object?, metadata: Metadata?, maxKeySize: Int) throws -> [UInt8]? {
-        guard let object, let columns = definition.columns(index, object, metadata) else { return nil }
-        return try entryKey(columns, index, maxKeySize: maxKeySize)
+    /// The entries of `index` for `object` and `metadata`, in byte order, each once (none when
+    /// the index leaves it out). Most indexes give one entry: the array holds it, no more.
+    private func entries(of index: YapDB.Index, object: Object?, metadata: Metadata?, maxKeySize: Int) throws -> [[UInt8]] {
+        guard let object else { return [] }
+        if let columns = definition.columns {
+            guard let columns = columns(index, object, metadata) else { return [] }
+            return [try entryKey(columns, index, maxKeySize: maxKeySize)]
+        }
+        let all = definition.entries?(index, object, metadata) ?? []
+        if all.count <= 1 { return try all.map { try entryKey($0, index, maxKeySize: maxKeySize) } }
+        var keys = try all.map { try entryKey($0, index, maxKeySize: maxKeySize) }
+        keys.sort { $0.lexicographicallyPrecedes($1) }
+        var previous: [UInt8]?
+        keys.removeAll { key in
+            defer { previous = key }
+            return key == previous
+        }
+        return keys
     }
 
-    /// The entry of the object and metadata as `row` left them (the values it wrote, else the
+    /// The entries of the object and metadata as `row` left them (the values it wrote, else the
     /// stored ones, which are the previous ones when the change left them as they were).
-    private func currentEntry(of row: ChangedRow, in txn: ReadWriteTransaction) throws -> [UInt8]? {
+    private func currentEntries(of row: ChangedRow, in txn: ReadWriteTransaction) throws -> [[UInt8]] {
         let work = txn.extensionWork
-        guard let object = try work.value(Object.self, metadata: false, after: row, in: txn) else { return nil }
+        guard let object = try work.value(Object.self, metadata: false, after: row, in: txn) else { return [] }
         let metadata = readsMetadata ? try work.value(Metadata.self, metadata: true, after: row, in: txn) : nil
-        return try entry(of: row.index, object: object, metadata: metadata, maxKeySize: txn.maxKeySize)
+        return try entries(of: row.index, object: object, metadata: metadata, maxKeySize: txn.maxKeySize)
     }
 
-    /// The entry `index` had before the change being applied, derived from its previous object
+    /// The entries `index` had before the change being applied, derived from its previous object
     /// and metadata.
-    private func previousEntry(of index: YapDB.Index, in txn: ReadWriteTransaction) throws -> [UInt8]? {
+    private func previousEntries(of index: YapDB.Index, in txn: ReadWriteTransaction) throws -> [[UInt8]] {
         let work = txn.extensionWork
-        guard let object = try work.previousValue(Object.self, metadata: false, at: index, in: txn) else { return nil }
+        guard let object = try work.previousValue(Object.self, metadata: false, at: index, in: txn) else { return [] }
         let metadata = readsMetadata ? try work.previousValue(Metadata.self, metadata: true, at: index, in: txn) : nil
-        return try entry(of: index, object: object, metadata: metadata, maxKeySize: txn.maxKeySize)
+        return try entries(of: index, object: object, metadata: metadata, maxKeySize: txn.maxKeySize)
     }
 
     /// Deletes `entry`, which the previous values of `index` say is stored.
@@ -131,7 +147,7 @@ final class SecondaryIndexRuntime<Object: Codable & Sendable, Metadata: Codable 
         try txn.forEachObjectIndex(in: collections) { index in
             let object = try txn.extensionObject(Object.self, at: index, written: nil)
             let metadata = readsMetadata && object != nil ? try txn.extensionMetadata(Metadata.self, at: index, written: nil) : nil
-            if let entry = try entry(of: index, object: object, metadata: metadata, maxKeySize: txn.maxKeySize) {
+            for entry in try entries(of: index, object: object, metadata: metadata, maxKeySize: txn.maxKeySize) {
                 try entry.withUnsafeBytes { try txn.lmdb.put(parts["entries"], key: $0, value: UnsafeRawBufferPointer(start: nil, count: 0)) }
             }
             done += 1

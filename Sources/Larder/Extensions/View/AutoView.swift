@@ -15,6 +15,11 @@
 /// functions of their arguments. Objects of the collections that do not decode as `Object` are
 /// not in the view.
 ///
+/// An object may be in several groups (a note under each of its tags): build the view with
+/// `groups:` instead of `grouping:`, returning every group of the object (none leaves it out).
+/// It is then an item of each, at the place its sort key gives it there; its row changes are
+/// reported per group.
+///
 /// Reads (``ViewReader``) cost O(log n) for a position or an item, O(log n + k) for k items, and
 /// O(1) for counts; ``ViewHandle/changes(in:)-(Changeset)`` gives each commit's row and section changes.
 public struct AutoView<Object: Codable & Sendable, Metadata: Codable & Sendable>: Sendable {
@@ -22,6 +27,15 @@ public struct AutoView<Object: Codable & Sendable, Metadata: Codable & Sendable>
     public typealias Grouping = @Sendable (_ index: YapDB.Index, _ object: Object, _ metadata: Metadata?) -> String?
     /// The sort key of the object at `index` within its group.
     public typealias Sorting = @Sendable (_ index: YapDB.Index, _ object: Object, _ metadata: Metadata?) -> TupleKey
+    /// The groups of the object at `index` (none leaves it out of the view; a group named twice
+    /// counts once).
+    public typealias Groups = @Sendable (_ index: YapDB.Index, _ object: Object, _ metadata: Metadata?) -> [String]
+
+    /// How a view groups its objects: into one group at most, or several.
+    enum GroupingKind: Sendable {
+        case one(Grouping)
+        case several(Groups)
+    }
 
     /// The collections the view reads, matched by their UTF-8 bytes (a collection whose name
     /// Swift's `String ==` calls equal to one of them is another collection); `nil` for every
@@ -29,14 +43,23 @@ public struct AutoView<Object: Codable & Sendable, Metadata: Codable & Sendable>
     public let collections: Set<String>?
     /// Change it whenever `grouping` or `sorting` changes: a new tag rebuilds the view.
     public let versionTag: String
-    let grouping: Grouping
+    let grouping: GroupingKind
     let sorting: Sorting
 
     /// A view whose closures read the object and its metadata.
     public init(collections: Set<String>? = nil, versionTag: String, metadata: Metadata.Type, grouping: @escaping Grouping, sorting: @escaping Sorting) {
         self.collections = collections
         self.versionTag = versionTag
-        self.grouping = grouping
+        self.grouping = .one(grouping)
+        self.sorting = sorting
+    }
+
+    /// A view that may put an object in several groups, whose closures read the object and its
+    /// metadata.
+    public init(collections: Set<String>? = nil, versionTag: String, metadata: Metadata.Type, groups: @escaping Groups, sorting: @escaping Sorting) {
+        self.collections = collections
+        self.versionTag = versionTag
+        self.grouping = .several(groups)
         self.sorting = sorting
     }
 }
@@ -50,6 +73,16 @@ extension AutoView where Metadata == NoMetadata {
     ) {
         self.init(collections: collections, versionTag: versionTag, metadata: NoMetadata.self,
                   grouping: { index, object, _ in grouping(index, object) }, sorting: { index, object, _ in sorting(index, object) })
+    }
+
+    /// A view that may put an object in several groups, whose closures read the object only.
+    public init(
+        collections: Set<String>? = nil, versionTag: String,
+        groups: @escaping @Sendable (_ index: YapDB.Index, _ object: Object) -> [String],
+        sorting: @escaping @Sendable (_ index: YapDB.Index, _ object: Object) -> TupleKey
+    ) {
+        self.init(collections: collections, versionTag: versionTag, metadata: NoMetadata.self,
+                  groups: { index, object, _ in groups(index, object) }, sorting: { index, object, _ in sorting(index, object) })
     }
 }
 

@@ -16,10 +16,11 @@
 struct ListRuntime<Object: Codable & Sendable, Metadata: Codable & Sendable>: Sendable {
     static var partNames: [String] { ["tree", "groups"] }
 
-    /// The item key of an object with its metadata (`nil` when the list does not read metadata
-    /// or there is none), `nil` when it is not in the list. The definition of the list: it must
-    /// answer the same for the same arguments, since an item's old key is found by asking it again.
-    typealias Derive = @Sendable (_ index: YapDB.Index, _ object: Object, _ metadata: Metadata?) -> [UInt8]?
+    /// The item keys of an object with its metadata (`nil` when the list does not read metadata
+    /// or there is none): none when it is not in the list, several when it is in several groups.
+    /// The definition of the list: it must answer the same for the same arguments, since an
+    /// item's old keys are found by asking it again.
+    typealias Derive = @Sendable (_ index: YapDB.Index, _ object: Object, _ metadata: Metadata?) -> ItemKeys
 
     let name: String
     let parts: ExtensionParts
@@ -60,22 +61,30 @@ struct ListRuntime<Object: Codable & Sendable, Metadata: Codable & Sendable>: Se
         return bytes
     }
 
+    /// The item keys of an object in each of `groups` with sort key `sort`: the part after the
+    /// group (sort key, collection, key) is encoded once and copied after each group.
+    static func itemKeys(groups: [String], sort: TupleKey, index: YapDB.Index) -> ItemKeys {
+        guard groups.count > 1 else { return groups.first.map { .one(itemKey(group: $0, sort: sort, index: index)) } ?? .none }
+        var suffix: [UInt8] = []
+        suffix.reserveCapacity(index.collection.utf8.count + index.key.utf8.count + 6 + 16 * sort.components.count)
+        suffix.append(TupleTypeByte.nestedStart)
+        sort.encode(into: &suffix)
+        suffix.append(TupleTypeByte.nestedEnd)
+        TupleComponent.appendString(index.collection, to: &suffix)
+        TupleComponent.appendString(index.key, to: &suffix)
+        return ItemKeys(groups.map { group in
+            var bytes: [UInt8] = []
+            bytes.reserveCapacity(group.utf8.count + 2 + suffix.count)
+            TupleComponent.appendString(group, to: &bytes)
+            bytes.append(contentsOf: suffix)
+            return bytes
+        })
+    }
+
     /// The encoded group at the start of an item key (its first tuple component: the string type
     /// byte, the escaped UTF-8, the `0x00` terminator), without decoding it.
     static func groupPrefix(of itemKey: [UInt8]) -> ArraySlice<UInt8> {
-        var position = 1
-        while position < itemKey.count {
-            if itemKey[position] == 0 {
-                // 0x00 0xFF is an escaped NUL inside the string; a lone 0x00 ends it.
-                if position + 1 < itemKey.count, itemKey[position + 1] == 0xFF {
-                    position += 2
-                    continue
-                }
-                return itemKey[..<(position + 1)]
-            }
-            position += 1
-        }
-        return itemKey[...]
+        ItemKeys.groupPrefix(of: itemKey)
     }
 
     /// The group an item key starts with, read from its bytes without decoding the rest.
@@ -104,28 +113,28 @@ struct ListRuntime<Object: Codable & Sendable, Metadata: Codable & Sendable>: Se
 
     // MARK: Item keys of objects
 
-    /// The item key of `index` as its object and metadata are now: the values `row` wrote, else
+    /// The item keys of `index` as its object and metadata are now: the values `row` wrote, else
     /// the stored ones (the previous values when the change left them as they were).
-    private func currentItemKey(of row: ChangedRow, in txn: ReadWriteTransaction) throws -> [UInt8]? {
+    private func currentItemKeys(of row: ChangedRow, in txn: ReadWriteTransaction) throws -> ItemKeys {
         let work = txn.extensionWork
-        guard let object = try work.value(Object.self, metadata: false, after: row, in: txn) else { return nil }
+        guard let object = try work.value(Object.self, metadata: false, after: row, in: txn) else { return .none }
         let metadata = readsMetadata ? try work.value(Metadata.self, metadata: true, after: row, in: txn) : nil
         return derive(row.index, object, metadata)
     }
 
-    /// The item key of `index` as its object and metadata are stored in `transaction`.
+    /// The item keys of `index` as its object and metadata are stored in `transaction`.
     /// - Throws: a damaged stored value, LMDB failures.
-    func storedItemKey(of index: YapDB.Index, in transaction: ReadTransaction) throws -> [UInt8]? {
-        guard let object = try transaction.extensionObject(Object.self, at: index, written: nil) else { return nil }
+    func storedItemKeys(of index: YapDB.Index, in transaction: ReadTransaction) throws -> ItemKeys {
+        guard let object = try transaction.extensionObject(Object.self, at: index, written: nil) else { return .none }
         let metadata = readsMetadata ? try transaction.extensionMetadata(Metadata.self, at: index, written: nil) : nil
         return derive(index, object, metadata)
     }
 
-    /// The item key `index` had before the change being applied, derived from its previous
+    /// The item keys `index` had before the change being applied, derived from its previous
     /// object and metadata.
-    private func previousItemKey(of index: YapDB.Index, in txn: ReadWriteTransaction) throws -> [UInt8]? {
+    private func previousItemKeys(of index: YapDB.Index, in txn: ReadWriteTransaction) throws -> ItemKeys {
         let work = txn.extensionWork
-        guard let object = try work.previousValue(Object.self, metadata: false, at: index, in: txn) else { return nil }
+        guard let object = try work.previousValue(Object.self, metadata: false, at: index, in: txn) else { return .none }
         let metadata = readsMetadata ? try work.previousValue(Metadata.self, metadata: true, at: index, in: txn) : nil
         return derive(index, object, metadata)
     }
@@ -138,13 +147,13 @@ struct ListRuntime<Object: Codable & Sendable, Metadata: Codable & Sendable>: Se
     func apply(_ change: WriteChange, in txn: ReadWriteTransaction) throws {
         switch change {
         case .row(let row):
-            let new = try currentItemKey(of: row, in: txn)
+            let new = try currentItemKeys(of: row, in: txn)
             // A created object had no object before it, so no item (every removal of an object
-            // takes its item out in the same transaction).
-            let old = row.createdObject ? nil : try previousItemKey(of: row.index, in: txn)
+            // takes its items out in the same transaction).
+            let old = row.createdObject ? .none : try previousItemKeys(of: row.index, in: txn)
             try place(row.index, from: old, to: new, in: txn)
         case .removed(let index):
-            try place(index, from: try previousItemKey(of: index, in: txn), to: nil, in: txn)
+            try place(index, from: try previousItemKeys(of: index, in: txn), to: .none, in: txn)
         case .cleared(let collection):
             try removeItems(inCollection: collection, in: txn)
         case .removedEverything:
@@ -152,13 +161,21 @@ struct ListRuntime<Object: Codable & Sendable, Metadata: Codable & Sendable>: Se
         }
     }
 
-    /// Moves the item `index` from item key `old` to `itemKey` (`nil`: not in the list), keeping
-    /// the group counts, and notes the item as changed in this transaction.
-    /// - Throws: ``LarderError/Code/keyTooLong`` when `itemKey` is over LMDB's key limit; as
+    /// Moves the items of `index` from item keys `old` to `new` (none: not in the list), keeping
+    /// the group counts, and notes the object as changed in this transaction.
+    /// - Throws: ``LarderError/Code/keyTooLong`` when a new key is over LMDB's key limit; as
     ///   ``settle(in:)`` when the waiting changes outgrow their limit.
-    func place(_ index: YapDB.Index, from old: [UInt8]?, to itemKey: [UInt8]?, in txn: ReadWriteTransaction) throws {
+    func place(_ index: YapDB.Index, from old: ItemKeys, to new: ItemKeys, in txn: ReadWriteTransaction) throws {
+        writeState(in: txn).noteTouched(index, from: old, to: new, limit: Self.itemizedChangeLimit)
+        guard old != new else { return }
+        for (oldKey, newKey) in ItemKeys.pairs(from: old, to: new) { try placeItem(index, from: oldKey, to: newKey, in: txn) }
+    }
+
+    /// Moves one item of `index` from item key `old` to `itemKey` (`nil`: not in the list),
+    /// keeping the group counts; the change report is the caller's (a rebuild has none).
+    /// - Throws: as ``place(_:from:to:in:)``.
+    func placeItem(_ index: YapDB.Index, from old: [UInt8]?, to itemKey: [UInt8]?, in txn: ReadWriteTransaction) throws {
         let state = writeState(in: txn)
-        state.noteTouched(index, from: old, to: itemKey, limit: Self.itemizedChangeLimit)
         guard old != itemKey else { return }
         if let itemKey, itemKey.count > txn.maxKeySize {
             throw LarderError(.keyTooLong, "the view item (group, sort key, collection, key) takes \(itemKey.count) bytes; the limit is \(txn.maxKeySize)", operation: "view", index: index, extensionName: name)
@@ -167,14 +184,16 @@ struct ListRuntime<Object: Codable & Sendable, Metadata: Codable & Sendable>: Se
         // (see `settle(in:)`).
         var settleNow = false
         // An item that stays in its group (a new sort key) leaves the group's count alone.
-        let sameGroup = old.flatMap { old in itemKey.map { Self.groupPrefix(of: old) == Self.groupPrefix(of: $0) } } ?? false
-        if let old {
+        let oldGroup = old.map { Self.groupPrefix(of: $0) }
+        let newGroup = itemKey.map { Self.groupPrefix(of: $0) }
+        let sameGroup = oldGroup != nil && oldGroup == newGroup
+        if let old, let oldGroup {
             settleNow = state.deferTreeChange(old, present: false)
-            if !sameGroup { state.deferCountChange(ofGroupKey: try Self.groupKey(ofItemKey: old), by: -1) }
+            if !sameGroup { state.deferCountChange(ofGroupPrefix: oldGroup, by: -1) }
         }
-        if let itemKey {
+        if let itemKey, let newGroup {
             settleNow = state.deferTreeChange(itemKey, present: true) || settleNow
-            if !sameGroup { state.deferCountChange(ofGroupKey: try Self.groupKey(ofItemKey: itemKey), by: 1) }
+            if !sameGroup { state.deferCountChange(ofGroupPrefix: newGroup, by: 1) }
         }
         if settleNow { try settle(in: txn) }
     }
@@ -203,8 +222,8 @@ struct ListRuntime<Object: Codable & Sendable, Metadata: Codable & Sendable>: Se
         guard count == expected else {
             throw LarderError(.extensionInconsistent, "the list holds \(count) items where its definition accounts for \(expected): its grouping, sorting or filter gave another answer for a value that did not change (they must be pure functions of their arguments), or its definition or its type's decoding changed without a new versionTag; register it with a new versionTag to rebuild it", operation: "view", extensionName: name)
         }
-        for (groupKey, change) in pending.groupCounts where change != 0 {
-            try changeCount(ofGroupKey: groupKey, by: change, in: txn.lmdb)
+        for (groupPrefix, change) in pending.groupCounts where change != 0 {
+            try changeCount(ofGroupKey: try Self.groupKey(ofGroupPrefix: groupPrefix.bytes), by: change, in: txn.lmdb)
         }
     }
 
@@ -260,11 +279,19 @@ struct ListRuntime<Object: Codable & Sendable, Metadata: Codable & Sendable>: Se
     /// Where `index` is in the list as `transaction` sees it.
     /// - Throws: as ``settle(in:)``, and when the stored state is damaged.
     func location(of index: YapDB.Index, in transaction: ReadTransaction) throws -> ViewLocation? {
+        try locations(of: index, in: transaction).first
+    }
+
+    /// Every place of `index` in the list as `transaction` sees it (one per group it is in), in
+    /// the groups' byte order.
+    /// - Throws: as ``settle(in:)``, and when the stored state is damaged.
+    func locations(of index: YapDB.Index, in transaction: ReadTransaction) throws -> [ViewLocation] {
         let tree = try settledTree(in: transaction)
-        // The item key its object gives, if the list holds it.
-        guard let itemKey = try storedItemKey(of: index, in: transaction), try tree.contains(itemKey) else { return nil }
         var groupStarts: [ExactString: Int] = [:]
-        return try location(ofItemKey: itemKey, in: transaction.lmdb, groupStarts: &groupStarts)
+        // The item keys its object gives, those the list holds.
+        return try storedItemKeys(of: index, in: transaction).all.compactMap { itemKey in
+            try tree.contains(itemKey) ? try location(ofItemKey: itemKey, in: transaction.lmdb, groupStarts: &groupStarts) : nil
+        }
     }
 
     private func changeCount(ofGroupKey key: [UInt8], by change: Int, in lmdb: LMDBTransaction) throws {
@@ -289,7 +316,12 @@ struct ListRuntime<Object: Codable & Sendable, Metadata: Codable & Sendable>: Se
     /// `0x00 0xFF`, a `0x00` terminator) without decoding the key or making a `String`.
     /// - Throws: ``LarderError/Code/corruptValue`` when the key does not start with a string.
     static func groupKey(ofItemKey itemKey: [UInt8]) throws -> [UInt8] {
-        let prefix = groupPrefix(of: itemKey)
+        try groupKey(ofGroupPrefix: groupPrefix(of: itemKey))
+    }
+
+    /// The `groups` key of the group encoded as `prefix` (``groupPrefix(of:)``).
+    /// - Throws: ``LarderError/Code/corruptValue`` when `prefix` is not an encoded string.
+    static func groupKey(ofGroupPrefix prefix: ArraySlice<UInt8>) throws -> [UInt8] {
         guard prefix.count >= 2, prefix.first == TupleTypeByte.string, prefix.last == 0 else {
             throw LarderError(.corruptValue, "a view item key does not start with its group", operation: "view")
         }
@@ -328,18 +360,19 @@ struct ListRuntime<Object: Codable & Sendable, Metadata: Codable & Sendable>: Se
         if collections == [ExactString(collection)] { return try removeAllItems(in: txn) }
         let tree = try settledTree(in: txn)
         let total = try tree.count()
-        var removed: [(YapDB.Index, [UInt8])] = []
+        // By object: one in several groups has several keys, all removed as one change.
+        var removed: [YapDB.Index: [[UInt8]]] = [:]
         var rank = 0
         while rank < total {
             let keys = try tree.keys(from: rank, limit: 512, reversed: false)
             guard !keys.isEmpty else { break }
             for key in keys {
                 let index = try Self.split(itemKey: key).index
-                if ExactString.bytesEqual(index.collection, collection) { removed.append((index, key)) }
+                if ExactString.bytesEqual(index.collection, collection) { removed[index, default: []].append(key) }
             }
             rank += keys.count
         }
-        for (index, key) in removed { try place(index, from: key, to: nil, in: txn) }
+        for (index, keys) in removed { try place(index, from: ItemKeys(keys), to: .none, in: txn) }
     }
 
     /// Takes every item out of the list.
@@ -352,9 +385,9 @@ struct ListRuntime<Object: Codable & Sendable, Metadata: Codable & Sendable>: Se
             writeState(in: txn).noteReset()
         } else {
             let state = writeState(in: txn)
-            for key in try tree.keys(from: 0, limit: total, reversed: false) {
-                state.noteTouched(try Self.split(itemKey: key).index, from: key, to: nil, limit: Self.itemizedChangeLimit)
-            }
+            var removed: [YapDB.Index: [[UInt8]]] = [:]
+            for key in try tree.keys(from: 0, limit: total, reversed: false) { removed[try Self.split(itemKey: key).index, default: []].append(key) }
+            for (index, keys) in removed { state.noteTouched(index, from: ItemKeys(keys), to: .none, limit: Self.itemizedChangeLimit) }
         }
         discardPending(in: txn)
         try parts.empty(in: txn.lmdb)
@@ -433,14 +466,20 @@ struct ListRuntime<Object: Codable & Sendable, Metadata: Codable & Sendable>: Se
         }
         guard !touched.isEmpty else { return nil }
         // The committed state before this transaction, read beside it: each item's key before
-        // the transaction is ranked there, its key now in the transaction.
-        let items = Array(touched)
-        let now = try locations(ofItemKeys: items.map(\.value.now), in: txn.lmdb)
+        // the transaction is ranked there, its key now in the transaction. An object in several
+        // groups is one item per group (its keys paired by group).
+        var items: [(index: YapDB.Index, before: [UInt8]?, now: [UInt8]?)] = []
+        items.reserveCapacity(touched.count)
+        for (index, item) in touched {
+            for (before, now) in ItemKeys.pairs(from: item.before, to: item.now) { items.append((index, before, now)) }
+        }
+        let now = try locations(ofItemKeys: items.map(\.now), in: txn.lmdb)
         return try txn.lmdb.environment.read { before in
-            let was = try locations(ofItemKeys: items.map(\.value.before), in: before)
+            let was = try locations(ofItemKeys: items.map(\.before), in: before)
             var changes = ViewChanges()
             var groups = Set<ExactString>()
-            for (position, (index, item)) in items.enumerated() {
+            for (position, item) in items.enumerated() {
+                let index = item.index
                 let old = was[position]
                 let new = now[position]
                 switch (old, new) {

@@ -29,7 +29,7 @@ final class ListWriteState: ExtensionWriteState {
     /// Notes that the list moved `index` from item key `old` to `new` (`nil`: out of the list);
     /// the first change of an index keeps its `old` as the key before the transaction. Past
     /// `limit` indexes the list's are forgotten and ``touched`` is `nil`.
-    func noteTouched(_ index: YapDB.Index, from old: [UInt8]?, to new: [UInt8]?, limit: Int) {
+    func noteTouched(_ index: YapDB.Index, from old: ItemKeys, to new: ItemKeys, limit: Int) {
         guard touched != nil else { return }
         // In place: no copy of the dictionary is held meanwhile.
         if touched![index] != nil {
@@ -52,10 +52,11 @@ final class ListWriteState: ExtensionWriteState {
         return pending!.add(key, present: present) > Self.pendingByteLimit.load(ordering: .relaxed)
     }
 
-    /// Notes that the count of the group `groupKey` changes by `change`.
-    func deferCountChange(ofGroupKey groupKey: [UInt8], by change: Int) {
+    /// Notes that the count of the group whose item keys start with `groupPrefix` changes by
+    /// `change`.
+    func deferCountChange(ofGroupPrefix groupPrefix: ArraySlice<UInt8>, by change: Int) {
         if pending == nil { pending = PendingTreeChanges() }
-        pending!.changeCount(ofGroupKey: groupKey, by: change)
+        pending!.changeCount(ofGroupPrefix: groupPrefix, by: change)
     }
 
     /// The waiting changes, which are no longer waiting; `nil` when there are none.

@@ -7,12 +7,28 @@ struct PendingTreeChanges {
     private var log: [CountedTreeChange] = []
     /// About what the log holds in memory.
     private(set) var bytes = 0
-    /// The change of each group's count, by its key in the `groups` database.
-    private(set) var groupCounts: [[UInt8]: Int] = [:]
+    /// The change of each group's count, by the group's encoding at the start of its item keys
+    /// (``ItemKeys/groupPrefix(of:)``: a slice of an item key, not a copy); turned into the
+    /// `groups` database's keys once per group when the changes are applied.
+    private(set) var groupCounts: [GroupPrefix: Int] = [:]
 
-    /// Adds `change` to the count of the group whose `groups` key is `groupKey`.
-    mutating func changeCount(ofGroupKey groupKey: [UInt8], by change: Int) {
-        groupCounts[groupKey, default: 0] += change
+    /// A group's encoding at the start of its item keys, hashed and compared as raw bytes (an
+    /// `ArraySlice`'s own hashing feeds the hasher one element at a time).
+    struct GroupPrefix: Hashable {
+        let bytes: ArraySlice<UInt8>
+
+        static func == (a: GroupPrefix, b: GroupPrefix) -> Bool {
+            a.bytes.count == b.bytes.count && CountedTreeBytes.compare(a.bytes, b.bytes) == 0
+        }
+
+        func hash(into hasher: inout Hasher) {
+            bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
+        }
+    }
+
+    /// Adds `change` to the count of the group whose item keys start with `groupPrefix`.
+    mutating func changeCount(ofGroupPrefix groupPrefix: ArraySlice<UInt8>, by change: Int) {
+        groupCounts[GroupPrefix(bytes: groupPrefix), default: 0] += change
     }
 
     /// Notes that `key` must be in the tree (`present`) or out of it, replacing what an earlier

@@ -4,7 +4,7 @@
 struct TouchedItem {
     /// The item key before the transaction, derived from the object's bytes as the transaction
     /// first found them.
-    var before: [UInt8]?
-    /// The item key after the transaction's latest change of the object.
-    var now: [UInt8]?
+    var before: ItemKeys
+    /// The item keys after the transaction's latest change of the object.
+    var now: ItemKeys
 }

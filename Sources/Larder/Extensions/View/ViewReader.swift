@@ -122,7 +122,8 @@ public struct ViewReader<Object: Codable & Sendable, Metadata: Codable & Sendabl
         return count > 0 ? try index(at: count - 1, inGroup: group) : nil
     }
 
-    /// Where `index` is in the view, `nil` when it is not in it.
+    /// Where `index` is in the view, `nil` when it is not in it. An object in several groups is
+    /// at its place in the first of them by byte order (``locations(of:)`` lists them all).
     /// - Throws: ``LarderError`` with ``LarderError/Code/corrupted`` or
     ///   ``LarderError/Code/corruptValue`` when the view's stored state is damaged, or with an LMDB
     ///   failure.
@@ -130,6 +131,17 @@ public struct ViewReader<Object: Codable & Sendable, Metadata: Codable & Sendabl
     public func location(of index: YapDB.Index) throws -> ViewLocation? {
         transaction.checkActive()
         return try runtime.location(of: index, in: transaction)
+    }
+
+    /// Every place of `index` in the view: one per group it is in (a view built with `groups:`
+    /// may put an object in several), in the groups' byte order; empty when it is not in it.
+    /// - Throws: ``LarderError`` with ``LarderError/Code/corrupted`` or
+    ///   ``LarderError/Code/corruptValue`` when the view's stored state is damaged, or with an LMDB
+    ///   failure.
+    /// - Complexity: O(g log n) for n items in the view and the g groups of the object.
+    public func locations(of index: YapDB.Index) throws -> [ViewLocation] {
+        transaction.checkActive()
+        return try runtime.locations(of: index, in: transaction)
     }
 
     /// Calls `body` with each item of `group` and its position, forward or backward, from

@@ -6,8 +6,15 @@ final class ViewRuntime<Object: Codable & Sendable, Metadata: Codable & Sendable
     init(name: String, definition: AutoView<Object, Metadata>, parts: ExtensionParts) {
         self.definition = definition
         self.list = ListRuntime(name: name, parts: parts, collections: definition.collections.map(Set.init(names:))) { index, object, metadata in
-            guard let group = definition.grouping(index, object, metadata) else { return nil }
-            return ListRuntime<Object, Metadata>.itemKey(group: group, sort: definition.sorting(index, object, metadata), index: index)
+            switch definition.grouping {
+            case .one(let grouping):
+                guard let group = grouping(index, object, metadata) else { return .none }
+                return .one(ListRuntime<Object, Metadata>.itemKey(group: group, sort: definition.sorting(index, object, metadata), index: index))
+            case .several(let groups):
+                let names = groups(index, object, metadata)
+                guard !names.isEmpty else { return .none }
+                return ListRuntime<Object, Metadata>.itemKeys(groups: names, sort: definition.sorting(index, object, metadata), index: index)
+            }
         }
     }
 
@@ -29,8 +36,8 @@ final class ViewRuntime<Object: Codable & Sendable, Metadata: Codable & Sendable
         progress(0, total)
         try list.rebuilding(in: txn) {
             try txn.forEachObjectIndex(in: collections) { index in
-                if let key = try list.storedItemKey(of: index, in: txn) {
-                    try list.place(index, from: nil, to: key, in: txn)
+                for key in try list.storedItemKeys(of: index, in: txn).all {
+                    try list.placeItem(index, from: nil, to: key, in: txn)
                 }
                 done += 1
                 if done % 1024 == 0 { progress(done, total) }
