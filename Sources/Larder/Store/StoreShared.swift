@@ -78,6 +78,8 @@ final class StoreShared: EnvironmentCompanion {
 
     func environmentWillClose() {
         changeHub.stopPolling()
+        let closing = features.withLock { features in features.compactMap { $0.feature as? any StoreClosingFeature } }
+        for feature in closing { feature.storeWillClose() }
     }
 }
 

@@ -104,3 +104,20 @@ struct GettingStartedSamples: OpensStoresByPath {
         #expect(note?.text == "Buy nails")
     }
 }
+
+/// Documentation/GettingStarted.md, "Writing tests": a test as the guide writes it.
+@Suite("Samples: Getting started, writing tests")
+struct GettingStartedTestSamples {
+    struct Note: Codable, Persistable {
+        static let collection = "notes"
+        var id: String
+        var text: String
+    }
+
+    @Test func aNoteIsSaved() throws {
+        let db = try Database.temporary()
+        defer { db.close() }   // the files are gone
+        try db.write { txn in try txn.write(Note(id: "n1", text: "Buy milk")) }
+        #expect(try db.read { try $0.read(Note.self, key: "n1") }?.text == "Buy milk")
+    }
+}
