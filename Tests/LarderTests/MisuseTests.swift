@@ -83,6 +83,23 @@ import Darwin
         try store.expectUnchanged()
     }
 
+    @Test func theOuterTransactionUsedInsideASavepointStops() async throws {
+        let store = try MisuseStore()
+        let path = store.path
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) { [path = path as String] in
+            misuseChild {
+                let db = try Database(path: path)
+                try db.write { outer in
+                    try outer.savepoint { _ in
+                        try outer.setObject(MisuseValue(text: "beside"), forKey: "beside", inCollection: "misuse")
+                    }
+                }
+            }
+        }
+        expectStopped(result, message: "while a savepoint of it ran")
+        try store.expectUnchanged()
+    }
+
     @Test func writeTransactionUsedAfterItsClosureStops() async throws {
         let store = try MisuseStore()
         let path = store.path

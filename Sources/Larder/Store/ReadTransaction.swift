@@ -46,7 +46,7 @@ public class ReadTransaction {
 
     @inline(__always)
     final func checkActive() {
-        precondition(isActive, "Larder misuse: a transaction was used after its closure returned. Transactions live only inside read { } and write { }.")
+        precondition(isActive, "Larder misuse: a transaction was used after its closure returned, or while a savepoint of it ran. Transactions live only inside read { } and write { }; inside savepoint { }, use the transaction its closure receives.")
     }
 
     @inline(__always)

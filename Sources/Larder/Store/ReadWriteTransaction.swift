@@ -37,10 +37,10 @@ public final class ReadWriteTransaction: ReadTransaction {
     @exclusivity(unchecked) private var valueBuffer: [UInt8] = []
     /// Reused for metadata, archived before anything is stored so that a failure stores nothing.
     @exclusivity(unchecked) private var metadataBuffer: [UInt8] = []
-    @exclusivity(unchecked) private(set) var state: State
+    @exclusivity(unchecked) var state: State
     /// The commit information set by ``setCommitInfo(_:)``.
-    private var commitInfo: [UInt8]?
-    private(set) var isRolledBack = false
+    var commitInfo: [UInt8]?
+    var isRolledBack = false
     /// Set while an undo or redo puts stored bytes back (``restore(_:object:metadata:)``):
     /// participants follow the bytes, and nothing that derives further writes from a change (the
     /// delete rules, garbage collection) runs, since what it did is among the bytes put back.
@@ -73,7 +73,7 @@ public final class ReadWriteTransaction: ReadTransaction {
 
     /// Whether a write method has been called on this transaction (a group commit's caller
     /// starts with the state of the callers before it, so the state cannot tell).
-    @exclusivity(unchecked) private(set) var hasWritten = false
+    @exclusivity(unchecked) var hasWritten = false
 
     @inline(__always)
     private func checkWritable() {

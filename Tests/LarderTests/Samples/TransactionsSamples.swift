@@ -6,6 +6,27 @@ import Larder
 struct TransactionsSamples: SampleSuite {
     let environment = SampleEnvironment()
 
+    @Test func savepoints() throws {
+        let db = try sampleStore()
+        struct CardDeclined: Error {}
+        try db.write { txn in
+            try txn.write(Product(id: "p9", name: "Saw", price: 30))
+            do {
+                try txn.savepoint { txn in
+                    try txn.setObject("reserved", forKey: "p9", inCollection: "stock")
+                    throw CardDeclined()   // the reservation is undone, the product stays
+                }
+            } catch is CardDeclined {
+                try txn.setObject("declined", forKey: "p9", inCollection: "payments")
+            }
+        }
+        try db.read { txn throws in
+            #expect(try txn.hasObject(forKey: "p9", inCollection: "products"))
+            #expect(try !txn.hasObject(forKey: "p9", inCollection: "stock"))
+            #expect(try txn.object(forKey: "p9", inCollection: "payments", as: String.self) == "declined")
+        }
+    }
+
     struct Product: Codable, Sendable, Persistable {
         static let collection = "products"
         var id: String
