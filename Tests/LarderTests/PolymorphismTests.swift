@@ -93,6 +93,10 @@ struct PolymorphismTests {
             #expect(try db.read { try $0.object(forKey: "c2", inCollection: "shapes", as: Circle.self) } == other)
             #expect(try db.read { try $0.read(Circle.self, key: "missing") } == nil)
 
+            // Every value of one concrete type: the others of the family are skipped (this threw).
+            #expect(try db.readAll(Circle.self) == [circle, other])
+            #expect(try db.read { try $0.readAll(Square.self) } == [square])
+
             // As the wrong concrete type: a clear error, not a garbled value.
             let error = #expect(throws: LarderError.self) { try db.read { try $0.read(Circle.self, key: "s1") } }
             #expect(error?.code == .decodingFailed)

@@ -19,6 +19,10 @@ struct PolymorphicMemberArchiver<Value: Codable>: Archiver {
 
     var format: ArchiveFormat { .messagePack }
 
+    /// The cause of the error a read of another member of the family throws: what `readAll`
+    /// skips.
+    static var otherMember: String { "a value of another type of the collection's polymorphic family" }
+
     func archive(_ value: Value, into bytes: inout [UInt8]) throws {
         let start = bytes.count
         bytes.append(contentsOf: opening)
@@ -34,7 +38,8 @@ struct PolymorphicMemberArchiver<Value: Codable>: Archiver {
         let stored = try PolymorphicEnvelope.open(bytes, format: format, reading: "\(Value.self)")
         guard ExactString.bytesEqual(stored.name, name) else {
             guard let other = catalog.typeName(for: stored.name) else { throw catalog.unregistered(name: stored.name) }
-            throw LarderError(.decodingFailed, "the stored value is a \"\(stored.name)\" (\(other)), not a \"\(name)\" (\(Value.self)); read it as \(catalog.base)")
+            throw LarderError(.decodingFailed, "the stored value is a \"\(stored.name)\" (\(other)), not a \"\(name)\" (\(Value.self)); read it as \(catalog.base)",
+                              underlying: Self.otherMember)
         }
         return try decodeValue(stored.value)
     }

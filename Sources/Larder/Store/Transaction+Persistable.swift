@@ -46,19 +46,39 @@ extension ReadTransaction {
         try keys.compactMap { try object(forKey: $0, inCollection: T.collection, as: T.self) }
     }
 
-    /// Every value of type `T`, in key order.
+    /// Every value of type `T`, in key order. In a collection that holds several types (a
+    /// ``PolymorphicArchiver`` registered for it), the values of the other types are skipped.
     /// - Complexity: O(n) for the n values of the collection, each decoded.
     /// - Throws: as ``object(forKey:inCollection:archiver:)``.
     public final func readAll<T: Persistable & Saveable>(_ type: T.Type) throws -> [T] {
-        try objects(inCollection: T.collection, as: T.self).map(\.object)
+        try readAllValues(T.self) { try objects(inCollection: T.collection, as: T.self).map(\.object) } one: { try object(forKey: $0, inCollection: T.collection, as: T.self) }
     }
 
-    /// Every value of type `T`, in key order.
+    /// Every value of type `T`, in key order. In a collection that holds several types (a
+    /// ``PolymorphicArchiver`` registered for it), the values of the other types are skipped.
     /// - Complexity: O(n) for the n values of the collection, each decoded.
     /// - Throws: as ``object(forKey:inCollection:archiver:)``.
     @_disfavoredOverload
     public final func readAll<T: Persistable & Codable>(_ type: T.Type) throws -> [T] {
-        try objects(inCollection: T.collection, as: T.self).map(\.object)
+        try readAllValues(T.self) { try objects(inCollection: T.collection, as: T.self).map(\.object) } one: { try object(forKey: $0, inCollection: T.collection, as: T.self) }
+    }
+
+    /// The one body of both forms of `readAll`: every value at once by `all`; when that meets a
+    /// value of another type of a polymorphic family, value by value with `one`, skipping those.
+    private func readAllValues<T: Persistable>(_ type: T.Type, all: () throws -> [T], one: (String) throws -> T?) throws -> [T] {
+        do {
+            return try all()
+        } catch let error as LarderError where error.underlying == PolymorphicMemberArchiver<Int>.otherMember {
+            var values: [T] = []
+            for key in try keys(inCollection: T.collection) {
+                do {
+                    if let value = try one(key) { values.append(value) }
+                } catch let error as LarderError where error.underlying == PolymorphicMemberArchiver<Int>.otherMember {
+                    continue  // a value of another type of the family
+                }
+            }
+            return values
+        }
     }
 
     /// The metadata stored beside `value`, or `nil`.
