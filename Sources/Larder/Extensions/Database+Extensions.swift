@@ -45,6 +45,23 @@ extension Database {
         return registration.handle
     }
 
+    /// Registers `definition` under `name` as ``register(_:named:progress:)`` does, on a thread
+    /// of its own at `priority` instead of the awaiting task's: a registration that builds an
+    /// extension over many objects holds no thread of Swift's cooperative pool while it runs.
+    ///
+    /// ```swift
+    /// let byTag = try await db.register(notesByTag, named: "byTag", priority: .utility) { print("\($0.processed) of \($0.total)") }
+    /// ```
+    ///
+    /// The registration is not cancelled with the task: it commits, or fails, as a whole.
+    /// - Throws: as ``register(_:named:progress:)``.
+    @discardableResult
+    public func register<Definition: ExtensionDefinition>(
+        _ definition: Definition, named name: String, priority: TaskPriority, progress: (@Sendable (RegistrationProgress) -> Void)? = nil
+    ) async throws -> Definition.Handle {
+        try await runOffThePool(priority: priority) { try self.register(definition, named: name, progress: progress) }
+    }
+
     /// Registers the extension `registration` describes, under `name` with `versionTag`.
     private func registerExtension<Handle>(
         named name: String, versionTag: String, _ registration: ExtensionRegistration<Handle>, progress: ((RegistrationProgress) -> Void)?

@@ -91,6 +91,28 @@ extension Database {
         }
     }
 
+    /// Migrates `collection` as ``migrate(collection:metadata:chunkSize:progress:)`` does, on a
+    /// thread of its own at `priority` instead of the awaiting task's, so that a long migration
+    /// holds no thread of Swift's cooperative pool. Not cancelled with the task: the chunk being
+    /// written commits, and the migration goes on to its end or its first error.
+    /// - Throws: as ``migrate(collection:metadata:chunkSize:progress:)``.
+    @discardableResult
+    public func migrate(
+        collection: String, metadata: Bool = false, chunkSize: Int = 1000, priority: TaskPriority,
+        progress: (@Sendable (MigrationProgress) -> Void)? = nil
+    ) async throws -> MigrationProgress {
+        try await runOffThePool(priority: priority) {
+            try self.migrate(collection: collection, metadata: metadata, chunkSize: chunkSize, progress: progress)
+        }
+    }
+
+    /// ``storedVersions(inCollection:metadata:)``, counted on a thread of its own at `priority`
+    /// instead of the awaiting task's (it reads every value of the collection).
+    /// - Throws: as ``storedVersions(inCollection:metadata:)``.
+    public func storedVersions(inCollection collection: String, metadata: Bool = false, priority: TaskPriority) async throws -> [Int: Int] {
+        try await runOffThePool(priority: priority) { try self.storedVersions(inCollection: collection, metadata: metadata) }
+    }
+
     /// How many values of `collection` (its objects, or with `metadata` its metadata) are stored
     /// at each version; values written without one are at version 0.
     /// - Throws: ``LarderError`` for an invalid collection name or a damaged value.
