@@ -84,6 +84,16 @@ struct ChangesSamples: SampleSuite {
         #expect(environment.printed.contains("price: 24.0"))
     }
 
+    @Test @MainActor func liveQueries() async throws {
+        let db = try sampleStore()
+        let notesCount = db.liveQuery(initial: 0) { txn in try txn.numberOfKeys(inCollection: "notes") }
+        // In a SwiftUI view: Text("\(notesCount.value) notes")
+        try await db.write { try $0.setObject("milk", forKey: "n1", inCollection: "notes") }
+        let deadline = ContinuousClock.now + .seconds(10)
+        while notesCount.value != 1 && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(notesCount.value == 1)
+    }
+
     @Test func observingAnyRead() async throws {
         let db = try sampleStore()
         let counter = Task {
