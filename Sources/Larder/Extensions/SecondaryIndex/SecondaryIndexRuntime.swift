@@ -62,6 +62,13 @@ final class SecondaryIndexRuntime<Object: Codable & Sendable, Metadata: Codable 
 
     func apply(_ change: WriteChange, in txn: ReadWriteTransaction) throws {
         switch change {
+        case .row(let row) where definition.columns != nil:
+            // One entry at most per object: no array of entries is made.
+            let new = try currentEntries(of: row, in: txn, one: ())
+            let old = row.createdObject ? nil : try previousEntries(of: row.index, in: txn, one: ())
+            guard old != new else { return }
+            if let old { try removeEntry(old, of: row.index, in: txn) }
+            try new?.withUnsafeBytes { try txn.lmdb.put(parts["entries"], key: $0, value: UnsafeRawBufferPointer(start: nil, count: 0)) }
         case .row(let row):
             let new = try currentEntries(of: row, in: txn)
             // A created object had no object before it, so no entry (every removal of an object
@@ -99,6 +106,29 @@ final class SecondaryIndexRuntime<Object: Codable & Sendable, Metadata: Codable 
             return key == previous
         }
         return keys
+    }
+
+    /// The entry of `index` for `object` and `metadata` of an index with one entry at most per
+    /// object (built with `columns:`), `nil` when it leaves the object out.
+    private func entry(of index: YapDB.Index, object: Object?, metadata: Metadata?, maxKeySize: Int) throws -> [UInt8]? {
+        guard let object, let columns = definition.columns?(index, object, metadata) else { return nil }
+        return try entryKey(columns, index, maxKeySize: maxKeySize)
+    }
+
+    /// ``currentEntries(of:in:)`` of an index with one entry at most per object.
+    private func currentEntries(of row: ChangedRow, in txn: ReadWriteTransaction, one: Void) throws -> [UInt8]? {
+        let work = txn.extensionWork
+        guard let object = try work.value(Object.self, metadata: false, after: row, in: txn) else { return nil }
+        let metadata = readsMetadata ? try work.value(Metadata.self, metadata: true, after: row, in: txn) : nil
+        return try entry(of: row.index, object: object, metadata: metadata, maxKeySize: txn.maxKeySize)
+    }
+
+    /// ``previousEntries(of:in:)`` of an index with one entry at most per object.
+    private func previousEntries(of index: YapDB.Index, in txn: ReadWriteTransaction, one: Void) throws -> [UInt8]? {
+        let work = txn.extensionWork
+        guard let object = try work.previousValue(Object.self, metadata: false, at: index, in: txn) else { return nil }
+        let metadata = readsMetadata ? try work.previousValue(Metadata.self, metadata: true, at: index, in: txn) : nil
+        return try entry(of: index, object: object, metadata: metadata, maxKeySize: txn.maxKeySize)
     }
 
     /// The entries of the object and metadata as `row` left them (the values it wrote, else the

@@ -168,7 +168,14 @@ struct ListRuntime<Object: Codable & Sendable, Metadata: Codable & Sendable>: Se
     func place(_ index: YapDB.Index, from old: ItemKeys, to new: ItemKeys, in txn: ReadWriteTransaction) throws {
         writeState(in: txn).noteTouched(index, from: old, to: new, limit: Self.itemizedChangeLimit)
         guard old != new else { return }
-        for (oldKey, newKey) in ItemKeys.pairs(from: old, to: new) { try placeItem(index, from: oldKey, to: newKey, in: txn) }
+        switch (old, new) {
+        // One key at most on each side, the common case: no list of pairs is made.
+        case (.none, .one(let key)): try placeItem(index, from: nil, to: key, in: txn)
+        case (.one(let key), .none): try placeItem(index, from: key, to: nil, in: txn)
+        case (.one(let a), .one(let b)): try placeItem(index, from: a, to: b, in: txn)
+        default:
+            for (oldKey, newKey) in ItemKeys.pairs(from: old, to: new) { try placeItem(index, from: oldKey, to: newKey, in: txn) }
+        }
     }
 
     /// Moves one item of `index` from item key `old` to `itemKey` (`nil`: not in the list),
@@ -471,7 +478,15 @@ struct ListRuntime<Object: Codable & Sendable, Metadata: Codable & Sendable>: Se
         var items: [(index: YapDB.Index, before: [UInt8]?, now: [UInt8]?)] = []
         items.reserveCapacity(touched.count)
         for (index, item) in touched {
-            for (before, now) in ItemKeys.pairs(from: item.before, to: item.now) { items.append((index, before, now)) }
+            switch (item.before, item.now) {
+            // One key at most on each side, the common case: no list of pairs is made.
+            case (.none, .none): continue
+            case (.none, .one(let key)): items.append((index, nil, key))
+            case (.one(let key), .none): items.append((index, key, nil))
+            case (.one(let a), .one(let b)): items.append((index, a, b))
+            default:
+                for (before, now) in ItemKeys.pairs(from: item.before, to: item.now) { items.append((index, before, now)) }
+            }
         }
         let now = try locations(ofItemKeys: items.map(\.now), in: txn.lmdb)
         return try txn.lmdb.environment.read { before in
