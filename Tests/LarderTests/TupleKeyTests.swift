@@ -504,6 +504,8 @@ enum ReferenceOrder {
             return compareBytes(x, y)
         case (.tuple(let x), .tuple(let y)):
             return compare(x, y)
+        case (.descending(let x), .descending(let y)):
+            return compare(y, x)
         default:
             if let x = number(a), let y = number(b) { return compareNumbers(x, y) }
             return 0  // both null
@@ -517,6 +519,7 @@ enum ReferenceOrder {
         case .double(let value) where value.isNaN: .double(.nan)
         case .date(let date): .date(Date(timeIntervalSinceReferenceDate: instant(date)))
         case .tuple(let components): .tuple(components.map(canonical))
+        case .descending(let inner): .descending(canonical(inner))
         default: component
         }
     }
@@ -538,6 +541,7 @@ enum ReferenceOrder {
         case (.string(let x), .string(let y)): x.utf8.elementsEqual(y.utf8)
         case (.bytes(let x), .bytes(let y)): x == y
         case (.tuple(let x), .tuple(let y)): identical(x, y)
+        case (.descending(let x), .descending(let y)): identical(x, y)
         default: false
         }
     }
@@ -557,6 +561,7 @@ enum ReferenceOrder {
         case .string: 5
         case .bytes: 6
         case .tuple: 7
+        case .descending: 8
         }
     }
 
@@ -678,12 +683,12 @@ enum TupleSamples {
         return bytes
     }
 
-    private static func components(depth: Int, using rng: inout some RandomNumberGenerator) -> [TupleComponent] {
+    static func components(depth: Int, using rng: inout some RandomNumberGenerator) -> [TupleComponent] {
         (0..<Int.random(in: 0...5, using: &rng)).map { _ in component(depth: depth, using: &rng) }
     }
 
     /// One component; tuples nest at most three deep.
-    private static func component(depth: Int, using rng: inout some RandomNumberGenerator) -> TupleComponent {
+    static func component(depth: Int, using rng: inout some RandomNumberGenerator) -> TupleComponent {
         let kinds = depth < 3 ? 9 : 8
         switch Int.random(in: 0..<kinds, using: &rng) {
         case 0:
@@ -719,7 +724,7 @@ enum TupleSamples {
         (0..<Int.random(in: 0...3, using: &rng)).map { _ in pick(stringPieces, using: &rng) }.joined()
     }
 
-    private static func pick<T>(_ pool: [T], using rng: inout some RandomNumberGenerator) -> T {
+    static func pick<T>(_ pool: [T], using rng: inout some RandomNumberGenerator) -> T {
         pool[Int.random(in: pool.indices, using: &rng)]
     }
 }

@@ -48,6 +48,16 @@ extension TupleComponent {
                 component.encode(into: &buffer)
             }
             buffer.append(TupleTypeByte.nestedEnd)
+        case .descending(let inner):
+            // The inner component as the body of a one-component nested tuple (its encoding and
+            // an end marker, which makes it prefix-free even for a string), complemented.
+            buffer.append(TupleTypeByte.descending)
+            let start = buffer.count
+            inner.encode(into: &buffer)
+            buffer.append(TupleTypeByte.nestedEnd)
+            for position in start..<buffer.count {
+                buffer[position] = ~buffer[position]
+            }
         }
     }
 

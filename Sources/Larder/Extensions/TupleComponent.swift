@@ -30,6 +30,13 @@ public enum TupleComponent: Sendable, Hashable {
     case bytes([UInt8])
     /// A nested tuple, ordered component by component.
     case tuple([TupleComponent])
+    /// A component that sorts in the reverse of its own order: `.descending(.int(2))` sorts
+    /// before `.descending(.int(1))`. Every descending component sorts after every ascending one.
+    /// ``Descending`` makes one from a Swift value; see ``TupleKey`` for the encoding.
+    ///
+    /// `.descending(.descending(x))` sorts as `x` does but is a different component (it encodes
+    /// differently and does not equal `x`).
+    indirect case descending(TupleComponent)
 }
 
 // MARK: - Equality by encoding
@@ -74,6 +81,7 @@ extension TupleComponent {
         case .bytes(let bytes):
             "<" + bytes.map { String($0 >> 4, radix: 16) + String($0 & 0x0F, radix: 16) }.joined() + ">"
         case .tuple(let components): Self.describe(components)
+        case .descending(let inner): "descending(\(inner.rendered))"
         }
     }
 }

@@ -34,6 +34,9 @@ import Foundation
 /// 6. strings, by their UTF-8 bytes; `""` first, and a string sorts before its extensions.
 /// 7. byte strings, by the same rule.
 /// 8. nested tuples, by the rule for tuples.
+/// 9. descending components (``Descending``, ``TupleComponent/descending(_:)``), in the reverse of
+///    their inner components' order (kinds included: a descending tuple sorts before a descending
+///    null).
 ///
 /// Integers and doubles are separate types on purpose: every `Int64` and `UInt64` keeps its exact
 /// value (a double holds integers exactly only up to 2⁵³), and each kind keeps a short, simple
@@ -70,6 +73,7 @@ import Foundation
 /// | `0x50`        | string | the UTF-8 bytes, each `0x00` written `0x00 0xFF`, then `0x00` |
 /// | `0x58`        | byte string | the bytes, escaped and terminated as strings are |
 /// | `0x60`        | nested tuple | the components, then `0x00` |
+/// | `0x68`        | descending component | the bitwise complement of the inner component's encoding followed by `0x00` |
 ///
 /// Integers use as few bytes as their magnitude needs, and the type byte counts them, so small
 /// numbers stay short and a longer positive number (larger) sorts after a shorter one, a longer
@@ -80,6 +84,37 @@ import Foundation
 /// tuple cannot be mistaken for the end marker and needs no escape. The escape byte `0xFF` sorts
 /// above every type byte, so `"a"` (whose terminator is followed by the next component, the end of
 /// a nested tuple, or nothing) sorts before `"a\u{0}"`: `"a" < "a\u{0}" < "a\u{0}b" < "ab"`.
+///
+/// ## Descending components
+///
+/// A descending component's payload is `~(e ‖ 0x00)`, where `e` is the inner component's
+/// encoding: the body of the one-component nested tuple `(inner)`, every bit flipped. Why that
+/// reverses the order exactly, whatever follows the component:
+///
+/// - The bodies `e ‖ 0x00` sort as the inner components do: they are the encodings of the
+///   one-component tuples `(inner)` without their common first byte, and those sort by `inner`.
+/// - They are prefix-free: no body is a proper prefix of another. Each kind's encoding is
+///   self-delimiting (null, booleans, integers, doubles and dates have a length fixed by the type
+///   byte; a nested tuple or descending component ends at its own end marker). A string or byte
+///   string alone is not: `"a"` (`50 61 00`) is a prefix of `"a\u{0}"` (`50 61 00 FF 00`), which
+///   is why the plain complement of `e` would not do (`~e` for `"a"` would sort before `~e` for
+///   `"a\u{0}"` when nothing follows). The end marker fixes it: after a terminator a body has
+///   `0x00`, where the longer string has the escape `0xFF`.
+/// - So two different bodies differ at some byte inside both, the first such byte decides their
+///   order, and complementing that byte reverses it. The bytes after the component are never
+///   reached, so they cannot undo the reversal; equal bodies stay equal.
+///
+/// This holds for every kind, the cases where encodings go wrong included: integers of every
+/// width (fixed length per type byte), `-0.0 < +0.0` and NaN last (fixed 8 bytes), dates at
+/// `-0.0` made `+0.0` before encoding, strings with escaped NULs (above), nested tuples, and
+/// descending components themselves: `.descending(.descending(x))` is complemented twice and
+/// sorts as `x` does (it is still a different value from `x`). The decoder reads the payload
+/// through the complement and finds its end as it finds a nested tuple's; a descending
+/// component counts as a level of nesting toward the cap below.
+///
+/// Keys without descending components encode exactly as before. A store whose views or indexes
+/// hold descending components needs a Larder that knows the type byte `0x68`: an older one
+/// throws ``LarderError/Code/corruptValue`` where it decodes such a key.
 ///
 /// - Note: ``init(decoding:)`` refuses tuples nested more than 256 deep, deeper than any key
 ///   LMDB can store (511 bytes, two per level), so hostile input cannot build a value too deep to
@@ -134,8 +169,9 @@ public struct TupleKey: Sendable, Hashable, Comparable, CustomStringConvertible 
     ///   valid encoding: a component is cut short (truncated input, or a nested tuple without its
     ///   end marker), a type byte is unknown, an end marker appears outside a nested tuple (as
     ///   trailing bytes do), a `0x00` inside a string is followed by neither the `0xFF` escape nor
-    ///   a component, a string is not UTF-8, an integer or double is not in its canonical form, or
-    ///   tuples nest more than 256 deep.
+    ///   a component, a string is not UTF-8, an integer or double is not in its canonical form, a
+    ///   descending component holds other than exactly one component or lacks its end marker, or
+    ///   tuples and descending components nest more than 256 deep.
     /// - Complexity: O(*n*) in the length of `bytes`.
     public init(decoding bytes: some Collection<UInt8>) throws {
         let decoded = try bytes.withContiguousStorageIfAvailable { buffer in

@@ -13,12 +13,18 @@ import Darwin
 #endif
 
 /// Reads an encoding front to back, checking every length and every byte before using it.
+///
+/// Inside a descending component every byte is stored complemented; the decoder reads through
+/// `mask` (`0xFF` there, `0x00` elsewhere) rather than copying the bytes out, so it finds the
+/// component's end as it would a nested tuple's.
 struct TupleKeyDecoder {
     /// Deeper than any key LMDB stores: 511 bytes hold at most 255 levels of two bytes each.
     static let maximumNesting = 256
 
     private let bytes: UnsafeBufferPointer<UInt8>
     private var position = 0
+    /// XORed into every byte read: `0xFF` inside an odd number of descending components.
+    private var mask: UInt8 = 0
 
     private init(_ bytes: UnsafeBufferPointer<UInt8>) {
         self.bytes = bytes
@@ -45,7 +51,7 @@ struct TupleKeyDecoder {
         var components: [TupleComponent] = []
         while position < bytes.count {
             let start = position
-            let type = bytes[position]
+            let type = bytes[position] ^ mask
             position += 1
             switch type {
             case TupleTypeByte.nestedEnd:
@@ -58,14 +64,31 @@ struct TupleKeyDecoder {
                     throw Self.corrupt("tuples nested more than \(Self.maximumNesting) deep", at: start)
                 }
                 components.append(.tuple(try readComponents(depth: depth + 1)))
+            case TupleTypeByte.descending:
+                components.append(try readDescending(depth: depth, at: start))
             default:
                 components.append(try readScalar(type: type, at: start))
             }
         }
         guard depth == 0 else {
-            throw Self.corrupt("a nested tuple without its end marker", at: position)
+            throw Self.corrupt("a nested tuple or descending component without its end marker", at: position)
         }
         return components
+    }
+
+    /// Reads a descending component after its type byte: one complemented component and a
+    /// complemented end marker. It counts as a level of nesting.
+    private mutating func readDescending(depth: Int, at start: Int) throws -> TupleComponent {
+        guard depth < Self.maximumNesting else {
+            throw Self.corrupt("tuples nested more than \(Self.maximumNesting) deep", at: start)
+        }
+        mask ^= 0xFF
+        let inner = try readComponents(depth: depth + 1)
+        mask ^= 0xFF
+        guard inner.count == 1 else {
+            throw Self.corrupt("a descending component holding \(inner.count) components rather than one", at: start)
+        }
+        return .descending(inner[0])
     }
 
     private mutating func readScalar(type: UInt8, at start: Int) throws -> TupleComponent {
@@ -143,7 +166,7 @@ struct TupleKeyDecoder {
         }
         var value: UInt64 = 0
         for _ in 0..<count {
-            value = value << 8 | UInt64(bytes[position])
+            value = value << 8 | UInt64(bytes[position] ^ mask)
             position += 1
         }
         return value
@@ -159,17 +182,17 @@ struct TupleKeyDecoder {
         var runStart = position
         while position < bytes.count {
             guard let base = bytes.baseAddress,
-                  let found = memchr(base + position, 0, bytes.count - position) else { break }
+                  let found = memchr(base + position, Int32(mask), bytes.count - position) else { break }
             let zero = UnsafePointer<UInt8>(found.assumingMemoryBound(to: UInt8.self)) - base
             position = zero + 1
-            guard position < bytes.count else { return Self.finish(contentStart..<zero, bytes, runStart, &unescaped) }
-            let next = bytes[position]
+            guard position < bytes.count else { return finish(contentStart..<zero, runStart, &unescaped) }
+            let next = bytes[position] ^ mask
             if next == TupleTypeByte.escape {
                 unescaped = (unescaped ?? []) + bytes[runStart...zero]
                 position += 1
                 runStart = position
             } else if TupleTypeByte.canFollowComponent(next) {
-                return Self.finish(contentStart..<zero, bytes, runStart, &unescaped)
+                return finish(contentStart..<zero, runStart, &unescaped)
             } else {
                 throw Self.corrupt("0x00 followed by \(Self.hex(next)), neither the 0xFF escape nor a component", at: zero)
             }
@@ -178,9 +201,14 @@ struct TupleKeyDecoder {
     }
 
     /// The content ending at `run.upperBound` (its terminator): with an escape met, the bytes
-    /// since the last one are appended to `unescaped`.
-    private static func finish(_ run: Range<Int>, _ bytes: UnsafeBufferPointer<UInt8>, _ runStart: Int, _ unescaped: inout [UInt8]?) -> (run: Range<Int>, unescaped: [UInt8]?) {
+    /// since the last one are appended to `unescaped`. Inside a descending component the content
+    /// is always copied, to undo the complement.
+    private func finish(_ run: Range<Int>, _ runStart: Int, _ unescaped: inout [UInt8]?) -> (run: Range<Int>, unescaped: [UInt8]?) {
         if unescaped != nil { unescaped! += bytes[runStart..<run.upperBound] }
+        if mask != 0 {
+            let mask = mask
+            unescaped = (unescaped ?? Array(bytes[run])).map { $0 ^ mask }
+        }
         return (run, unescaped)
     }
 }

@@ -12,6 +12,9 @@ enum TupleTypeByte {
     static let string: UInt8 = 0x50
     static let bytes: UInt8 = 0x58
     static let nestedStart: UInt8 = 0x60
+    /// A descending component: the bitwise complement of the inner component's encoding and a
+    /// nested tuple's end marker follows (see ``Descending``).
+    static let descending: UInt8 = 0x68
     /// Follows a `0x00` that belongs to a string's content; above every type byte, so that a
     /// string sorts before its extensions.
     static let escape: UInt8 = 0xFF
@@ -20,7 +23,7 @@ enum TupleTypeByte {
     static func canFollowComponent(_ byte: UInt8) -> Bool {
         switch byte {
         case Self.nestedEnd, Self.null, Self.false, Self.true, Self.double, Self.date, Self.string, Self.bytes,
-            Self.nestedStart:
+            Self.nestedStart, Self.descending:
             true
         default:
             Self.integers.contains(byte)

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import Larder
 
@@ -79,6 +80,38 @@ struct ExtensionsSamples: SampleSuite {
         try await eventually { environment.printed.contains("apply 1 row changes") }
         consumer.cancel()
         try await consumer.value
+    }
+
+    @Test func descendingOrder() throws {
+        let db = try sampleStore()
+
+        struct Note: Codable, Sendable { var folder: String; var title: String; var modified: Date }
+
+        let recent = try db.register(AutoView<Note, NoMetadata>(collections: ["notes"], versionTag: "1",
+            grouping: { _, note in note.folder },
+            sorting: { _, note in TupleKey(Descending(note.modified), note.title) }), named: "recent")   // newest first, then by title
+        let byDay = try db.register(SecondaryIndex<Note, NoMetadata>(collections: ["notes"], versionTag: "1") { _, note in
+            TupleKey(note.folder, Descending(note.modified))
+        }, named: "byDay")
+
+        let now = Date()
+        try db.write { txn in
+            try txn.setObject(Note(folder: "inbox", title: "Groceries", modified: now - 3_600), forKey: "n1", inCollection: "notes")
+            try txn.setObject(Note(folder: "inbox", title: "Agenda", modified: now - 3_600), forKey: "n2", inCollection: "notes")
+            try txn.setObject(Note(folder: "inbox", title: "Taxes", modified: now - 200_000), forKey: "n3", inCollection: "notes")
+        }
+        let (newestFirst, oldestFirst, lastDay) = try db.read { txn in
+            (try txn[recent].objects(inGroup: "inbox", positions: 0..<20),
+             try txn[recent].objects(inGroup: "inbox", positions: 0..<20, reversed: true),   // the same page, last first
+             try txn[byDay].indexes(matching: .range(where: TupleKey("inbox"), from: Descending(now), to: Descending(now - 86_400))))
+        }
+        // newestFirst: Agenda, Groceries (same time, by title), Taxes; oldestFirst the reverse;
+        // lastDay: n1 and n2, the last 24 hours
+
+        #expect(newestFirst.map(\.object.title) == ["Agenda", "Groceries", "Taxes"])
+        #expect(oldestFirst.map(\.object.title) == ["Taxes", "Groceries", "Agenda"])
+        #expect(lastDay.map(\.key) == ["n1", "n2"])   // a tie on the date: then by key
+        #expect(try db.verifyExtensions().isEmpty)
     }
 
     @Test func aSpatialIndex() throws {

@@ -80,16 +80,26 @@ public struct ViewReader<Object: Codable & Sendable, Metadata: Codable & Sendabl
     }
 
     /// The items at `positions` in `group` (clamped to the group), in order: a page of a list.
+    ///
+    /// With `reversed`, the same positions' items, last first: positions still count from the
+    /// group's start, so `positions: 0..<20, reversed: true` is the first twenty items backward.
+    /// To page from the end, count positions from ``numberOfItems(inGroup:)``.
+    ///
+    /// ```swift
+    /// let page = try txn[byDate].indexes(inGroup: "notes", positions: 20..<40, reversed: true)
+    /// // == the forward page 20..<40, reversed
+    /// ```
     /// - Throws: ``LarderError`` with ``LarderError/Code/corrupted`` or
     ///   ``LarderError/Code/corruptValue`` when the view's stored state is damaged, or with an LMDB
     ///   failure.
     /// - Complexity: O(log n + k) for n items in the view and k items returned.
-    public func indexes(inGroup group: String, positions: Range<Int>) throws -> [YapDB.Index] {
+    public func indexes(inGroup group: String, positions: Range<Int>, reversed: Bool = false) throws -> [YapDB.Index] {
         transaction.checkActive()
         let (start, count) = try span(of: group)
         let clamped = positions.clamped(to: 0..<count)
         guard !clamped.isEmpty else { return [] }
-        return try tree().keys(from: start + clamped.lowerBound, limit: clamped.count, reversed: false).map {
+        let first = reversed ? clamped.upperBound - 1 : clamped.lowerBound
+        return try tree().keys(from: start + first, limit: clamped.count, reversed: reversed).map {
             try ListRuntime<Object, Metadata>.split(itemKey: $0).index
         }
     }
@@ -146,7 +156,7 @@ public struct ViewReader<Object: Codable & Sendable, Metadata: Codable & Sendabl
 
     /// Calls `body` with each item of `group` and its position, forward or backward, from
     /// `positions` (default: all), until it sets `stop`.
-    /// - Throws: what `body` throws; ``LarderError`` as ``indexes(inGroup:positions:)``.
+    /// - Throws: what `body` throws; ``LarderError`` as ``indexes(inGroup:positions:reversed:)``.
     /// - Complexity: O(log n + k) for n items in the view and k items visited (one descent of
     ///   the tree per page of 256 items).
     public func enumerate(
@@ -175,7 +185,7 @@ public struct ViewReader<Object: Codable & Sendable, Metadata: Codable & Sendabl
     // MARK: Objects and metadata
 
     /// The object at `position` in `group`.
-    /// - Throws: ``LarderError`` as ``indexes(inGroup:positions:)``, or with
+    /// - Throws: ``LarderError`` as ``indexes(inGroup:positions:reversed:)``, or with
     ///   ``LarderError/Code/decodingFailed`` when the stored object does not decode as `Object`.
     /// - Complexity: O(log n) for n items in the view, plus one read of the object (none on a
     ///   cache hit).
@@ -184,18 +194,20 @@ public struct ViewReader<Object: Codable & Sendable, Metadata: Codable & Sendabl
         return try transaction.extensionObject(Object.self, at: index, written: nil)
     }
 
-    /// The objects at `positions` in `group`, in order, with their indexes.
+    /// The objects at `positions` in `group`, in order (last first when `reversed`, the positions
+    /// still counted from the group's start, as ``indexes(inGroup:positions:reversed:)`` does),
+    /// with their indexes.
     /// - Throws: as ``object(at:inGroup:)``.
     /// - Complexity: O(log n + k) for n items in the view and k objects returned, plus one read
     ///   of each object (none on a cache hit).
-    public func objects(inGroup group: String, positions: Range<Int> = 0..<Int.max) throws -> [(index: YapDB.Index, object: Object)] {
-        try indexes(inGroup: group, positions: positions).compactMap { index in
+    public func objects(inGroup group: String, positions: Range<Int> = 0..<Int.max, reversed: Bool = false) throws -> [(index: YapDB.Index, object: Object)] {
+        try indexes(inGroup: group, positions: positions, reversed: reversed).compactMap { index in
             try transaction.extensionObject(Object.self, at: index, written: nil).map { (index, $0) }
         }
     }
 
     /// The metadata at `position` in `group`, read as `M`.
-    /// - Throws: ``LarderError`` as ``indexes(inGroup:positions:)``, or with
+    /// - Throws: ``LarderError`` as ``indexes(inGroup:positions:reversed:)``, or with
     ///   ``LarderError/Code/decodingFailed`` when the stored metadata does not decode as `M`.
     /// - Complexity: O(log n) for n items in the view, plus one read of the metadata.
     public func metadata<M: Codable>(at position: Int, inGroup group: String, as type: M.Type = M.self) throws -> M? {
