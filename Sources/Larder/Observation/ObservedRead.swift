@@ -45,7 +45,7 @@ struct ObservedRead: Sendable {
     func run<Value: Sendable>(_ read: @escaping @Sendable (ReadTransaction) throws -> Value) async throws -> (Value, UInt64) {
         filter.admitEverything()
         let (value, commit, reads) = try await reader.read { txn in
-            let recorder = ObservedReads()
+            let recorder = ReadSetRecorder()
             txn.readRecorder = recorder
             defer { txn.readRecorder = nil }
             return (try read(txn), txn.lastCommit, recorder.reads)

@@ -1,5 +1,8 @@
-/// Records what an observed read reads, into a ``ReadSet`` that also names the extensions read.
-final class ObservedReads: ReadObserver {
+/// Records a transaction's reads into a ``ReadSet`` (see ``ReadTransaction/readRecorder``): what a
+/// replica's rehearsed write ships to its primary, and what an observed read
+/// (`observe { txn in … }`) is woken by. The names of the extensions read are kept too; a
+/// replica does not ship them (their collections stand for them).
+final class ReadSetRecorder: ReadObserver {
     private(set) var reads = ReadSet()
 
     func key(_ key: String, inCollection collection: String) {
@@ -13,6 +16,7 @@ final class ObservedReads: ReadObserver {
         reads.keys[ExactString(collection)] = nil
     }
 
+    /// An extension's reads stand for its collections (`nil`: every collection).
     func extensionRead(_ name: String, collections: Set<ExactString>?) {
         reads.extensions.insert(name)
         guard let collections else { return everything() }
