@@ -53,4 +53,47 @@ struct LiveQueryTests {
         #expect(await settle { query.error is Refused })
         #expect(query.value == 5)
     }
+
+    @Test func aLiveViewFollowsAGroupWithRowChangesAndASlidingWindow() async throws {
+        let db = try Database.temporary()
+        defer { db.close() }
+        let byName = try db.register(
+            AutoView<String, NoMetadata>(collections: ["notes"], versionTag: "1",
+                                         grouping: { _, name in name.hasPrefix("x") ? nil : "all" },
+                                         sorting: { _, name in TupleKey(name) }),
+            named: "byName")
+        try await db.write { txn in for name in ["b", "d", "f"] { try txn.setObject(name, forKey: name, inCollection: "notes") } }
+        let list = db.liveView(byName, groups: ["all"], range: .first(2))
+        #expect(await settle { list.page?.sections.first?.items.map(\.object) == ["b", "d"] })
+        #expect(list.page?.isReset == true)
+        #expect(list.page?.sections.first?.numberOfItems == 3)
+
+        let flag = Flag()
+        withObservationTracking { _ = list.page } onChange: { flag.raised.store(true, ordering: .releasing) }
+        try await db.write { try $0.setObject("a", forKey: "a", inCollection: "notes") }
+        #expect(await settle { flag.raised.load(ordering: .acquiring) }, "Observation did not see the change")
+        #expect(await settle { list.page?.sections.first?.items.map(\.object) == ["a", "b"] })
+        let changes = try #require(list.page).rowChanges
+        #expect(Set(changes.map { "\($0.kind) \($0.index.key)" }) == ["insert a", "delete d"])
+
+        list.setRange(.positions(2..<4))
+        #expect(await settle { list.page?.sections.first?.items.map(\.object) == ["d", "f"] })
+        #expect(list.page?.isReset == false)
+
+        list.stop()
+        try await db.write { try $0.setObject("c", forKey: "c", inCollection: "notes") }
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(list.page?.sections.first?.items.map(\.object) == ["d", "f"])  // stopped: the last page kept
+        #expect(list.error == nil)
+    }
+
+    @Test func aLiveViewOfAViewNotRegisteredKeepsTheError() async throws {
+        let db = try Database.temporary()
+        defer { db.close() }
+        let missing = ViewHandle<String, NoMetadata>(name: "missing")
+        let list = db.liveView(missing)
+        #expect(await settle { list.error != nil })
+        #expect((list.error as? LarderError)?.code == .extensionNotRegistered)
+        #expect(list.page == nil)
+    }
 }

@@ -82,6 +82,19 @@ struct ExtensionsSamples: SampleSuite {
         try await consumer.value
     }
 
+    @Test @MainActor func aLiveView() async throws {
+        let db = try sampleStore()
+        struct Product: Codable, Sendable { var category: String; var price: Double }
+        let byCategory = try db.register(AutoView<Product, NoMetadata>(collections: ["products"], versionTag: "1",
+            grouping: { _, product in product.category }, sorting: { _, product in TupleKey(product.price) }), named: "byCategory")
+        let toys = db.liveView(byCategory, groups: ["toys"], range: .first(50))
+        // In a SwiftUI view: List(toys.page?.sections.first?.items ?? [], id: \.index) { Text($0.index.key) }
+        try await db.write { try $0.setObject(Product(category: "toys", price: 1), forKey: "ball", inCollection: "products") }
+        let deadline = ContinuousClock.now + .seconds(10)
+        while toys.page?.sections.first?.items.map(\.index.key) != ["ball"] && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(toys.page?.sections.first?.items.map(\.index.key) == ["ball"])
+    }
+
     @Test func descendingOrder() throws {
         let db = try sampleStore()
 
