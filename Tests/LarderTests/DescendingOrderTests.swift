@@ -285,6 +285,38 @@ struct DescendingOrderTests {
         }
     }
 
+    /// A string-prefix query on a descending string column finds exactly the strings with the
+    /// prefix, Z to A, NULs and multi-byte characters included; the ascending form finds none.
+    @Test func aStringPrefixQueryOnADescendingColumn() throws {
+        try withStore { db, _ in
+            let index = SecondaryIndex<Note, NoMetadata>(collections: ["notes"], versionTag: "1") { _, note in
+                TupleKey(note.folder, Descending(note.title))
+            }
+            let handle = try db.register(index, named: "byFolderTitle")
+            let titles = ["re", "re:", "red", "rE", "r", "ré", "ree\u{0}x", "re\u{0}", "re\u{0}\u{0}", "rf", "q", "", "\u{0}", "ré\u{0}1", "res", "Re", "re\u{301}"]
+            let date = Date(timeIntervalSinceReferenceDate: 0)
+            try db.write { txn in
+                for (i, title) in titles.enumerated() {
+                    for folder in ["inbox", "work"] {
+                        try txn.setObject(Note(folder: folder, title: title, modified: date), forKey: "\(folder)-\(i)", inCollection: "notes")
+                    }
+                }
+            }
+            for prefix in ["re", "r", "", "ré", "re\u{301}", "re\u{0}", "\u{0}", "zz", "e"] {
+                let (found, ascending) = try db.read { txn in
+                    (try txn[handle].indexes(matching: .prefix(where: TupleKey("inbox"), stringPrefix: Descending(prefix))).map(\.key),
+                     try txn[handle].indexes(matching: .prefix(where: TupleKey("inbox"), stringPrefix: prefix)).count)
+                }
+                // By bytes, as the store compares strings: Swift's `hasPrefix` would call "ré" (two
+                // scalars or one) a match or not by canonical equivalence.
+                let matching = titles.enumerated().filter { Array($0.element.utf8).starts(with: Array(prefix.utf8)) }
+                let expected = matching.sorted { Array($1.element.utf8).lexicographicallyPrecedes(Array($0.element.utf8)) }.map { "inbox-\($0.offset)" }
+                #expect(found == expected, "prefix \(Array(prefix.utf8))")
+                #expect(ascending == 0)
+            }
+        }
+    }
+
     // MARK: Helpers
 
     /// The value order with descending components, written case by case: the reference order of

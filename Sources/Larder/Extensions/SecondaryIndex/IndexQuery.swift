@@ -47,4 +47,23 @@ public struct IndexQuery: Sendable, Hashable {
         bytes.append(contentsOf: encoded.dropLast())  // without the terminator: any continuation matches
         return IndexQuery(lower: bytes, upper: KeyRange.successor(of: bytes))
     }
+
+    /// Entries whose leading columns equal `leading` and whose next column is a descending string
+    /// (a ``Descending`` `String`) that starts with `stringPrefix`'s value (UTF-8 bytes). They
+    /// come in the column's order, Z to A.
+    ///
+    /// ```swift
+    /// .prefix(where: TupleKey("inbox"), stringPrefix: Descending("re"))   // folder == "inbox", title starts with "re"
+    /// ```
+    /// - Complexity: O(m) for the m bytes of the columns and prefix; building a query reads
+    ///   nothing.
+    public static func prefix(where leading: TupleKey = TupleKey([]), stringPrefix: Descending<String>) -> IndexQuery {
+        var bytes = leading.bytes
+        let encoded = TupleKey([.descending(.string(stringPrefix.value))]).bytes
+        // Without the complemented string terminator and end marker: the type byte and the
+        // complemented escaped prefix, which every continuation of the prefix starts with (the
+        // escape keeps a string's prefix a prefix of its bytes, a NUL included).
+        bytes.append(contentsOf: encoded.dropLast(2))
+        return IndexQuery(lower: bytes, upper: KeyRange.successor(of: bytes))
+    }
 }
