@@ -51,12 +51,18 @@ enum CLI {
         return try JSONSerialization.jsonObject(with: Data(output.utf8), options: [.fragmentsAllowed])
     }
 
-    /// Every entry of the store's objects, metadata and collections databases, keys and values
-    /// byte for byte.
+    /// Every entry of the store's objects and metadata databases and every collection count, keys
+    /// and values byte for byte.
     static func storedBytes(_ db: Database) throws -> [String: [[UInt8]: [UInt8]]] {
         try db.read { txn in
             var all: [String: [[UInt8]: [UInt8]]] = [:]
-            for (name, database) in [("objects", txn.lmdb.databases.objects), ("metadata", txn.lmdb.databases.metadata), ("collections", txn.lmdb.databases.collections)] {
+            var counts: [[UInt8]: [UInt8]] = [:]
+            try txn.lmdb.forEachCollectionCountRecord { name, value in
+                counts[[UInt8](name)] = [UInt8](value)
+                return true
+            }
+            all["collections"] = counts
+            for (name, database) in [("objects", txn.lmdb.databases.objects), ("metadata", txn.lmdb.databases.metadata)] {
                 var entries: [[UInt8]: [UInt8]] = [:]
                 try txn.lmdb.forEachEntry(in: database) { key, value in
                     entries[[UInt8](key)] = [UInt8](value)

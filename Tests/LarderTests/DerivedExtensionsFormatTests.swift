@@ -98,7 +98,7 @@ struct DerivedExtensionsFormatTests {
         let cheap = try db.register(Self.cheap(view), named: "cheap") { rebuilt.append($0.extensionName) }
         let index = try db.register(Self.byPrice(), named: "byPrice") { rebuilt.append($0.extensionName) }
         #expect(rebuilt.isEmpty)
-        #expect(try db.statistics().formatVersion == 4)
+        #expect(try db.statistics().formatVersion == 6)  // 4 (no maps), and 6: the first write moved the records
         for name in ["x.byCategory.map", "x.cheap.map", "x.byPrice.map"] { #expect(try Self.entryCount(name, in: db) == 0, "\(name)") }
 
         var model = Self.fixtureModel()

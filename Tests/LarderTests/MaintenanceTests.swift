@@ -32,6 +32,20 @@ struct MaintenanceTests {
         }
     }
 
+    /// Writes or removes a record of LMDB's main database (where the store keeps its counts and
+    /// last commit number), as damage would.
+    private func plantInMainDatabase(_ db: Database, key: [UInt8], value: [UInt8]?) throws {
+        try db.environment.write { lmdb in
+            try key.withUnsafeBytes { key in
+                if let value {
+                    try value.withUnsafeBytes { try lmdb.put(.main, key: key, value: $0) }
+                } else {
+                    _ = try lmdb.delete(.main, key: key)
+                }
+            }
+        }
+    }
+
     private func storageKey(_ collection: String, _ key: String) -> [UInt8] {
         Array(collection.utf8) + [0] + Array(key.utf8)
     }
@@ -59,7 +73,7 @@ struct MaintenanceTests {
     @Test func statisticsOfAFreshStoreAndAfterWrites() throws {
         try withStore { db, _ in
             let fresh = try db.statistics()
-            #expect(fresh.formatVersion == 5 && LarderVersion.storeFormat == 5)  // a new store records the newest format
+            #expect(fresh.formatVersion == 6 && LarderVersion.storeFormat == 6)  // a new store records the newest format
             #expect(fresh.objectCount == 0 && fresh.metadataCount == 0 && fresh.collectionCount == 0)
             #expect(fresh.lastCommit == 0 && fresh.changeLogEntries == 0)
             #expect(fresh.pageSize >= 4096 && fresh.mapSize >= fresh.usedBytes && fresh.usedBytes > 0)
@@ -175,6 +189,9 @@ struct MaintenanceTests {
             // c: 3 real + 4 planted objects counted against a stored 3; d: none stored.
             #expect(report.problems.contains { $0.kind == .countMismatch && $0.detail.contains("records 3 keys but has 7") })
             #expect(report.problems.contains { $0.kind == .countMismatch && $0.detail.contains("\"d\" has 1 objects but no recorded count") })
+            // A count record (in the main database, from format 6) of the wrong size.
+            try plantInMainDatabase(db, key: [0] + Array("c".utf8), value: [1, 2, 3])
+            #expect(try db.checkStructure().problems.contains { $0.kind == .countMismatch && $0.detail.contains("is 3 bytes long, not 8") })
             #expect(report.problemCount == report.problems.count)
             #expect(report.problems.allSatisfy { !$0.description.isEmpty })
         }
@@ -186,7 +203,7 @@ struct MaintenanceTests {
             var two = UInt64(2).bigEndian
             try plant(db, in: \.log, key: withUnsafeBytes(of: &two) { Array($0) }, value: [0xc1])      // undecodable entry
             var nine = UInt64(9).bigEndian
-            try plant(db, in: \.larder, key: Array(ChangeLog.lastCommitKey.utf8), value: withUnsafeBytes(of: &nine) { Array($0) })
+            try plantInMainDatabase(db, key: Array(LMDBTransaction.lastCommitRecordKey.utf8), value: withUnsafeBytes(of: &nine) { Array($0) })
             let problems = try db.checkStructure().problems.filter { $0.kind == .changeLog }
             #expect(problems.contains { $0.detail.contains("commit 2 does not decode") })
             #expect(problems.contains { $0.detail.contains("ends at commit 3 but the last commit is 9") })

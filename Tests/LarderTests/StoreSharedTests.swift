@@ -43,7 +43,7 @@ struct StoreSharedTests {
             let db = try Database(path: path)
             try db.write { try $0.setObject(1, forKey: "k", inCollection: "c") }
             try db.environment.write { lmdb in
-                try [UInt8](repeating: 0, count: 3).withUnsafeBytes { try lmdb.put(lmdb.databases.larder, key: ChangeLog.lastCommitKey, value: $0) }
+                try [UInt8](repeating: 0, count: 3).withUnsafeBytes { try lmdb.put(.main, key: LMDBTransaction.lastCommitRecordKey, value: $0) }
             }
         }
         do {

@@ -5,18 +5,13 @@ import Foundation
 #endif
 
 /// The `log` database: each commit's changeset under its number (8 bytes, big-endian), the newest
-/// ``Database/Configuration/changeLogLimit`` kept, and the number of the last commit in the
-/// `larder` database. Other processes read it to learn what changed.
+/// ``Database/Configuration/changeLogLimit`` kept, and the number of the last commit among the
+/// store's records (see `LMDBTransaction.lastCommitNumber()`). Other processes read it to learn
+/// what changed.
 enum ChangeLog {
-    static let lastCommitKey = "last-commit"
-
     /// The number of the last commit `lmdb` sees (0 before the first).
     static func lastCommit(_ lmdb: LMDBTransaction) throws(LarderError) -> UInt64 {
-        guard let stored = try lmdb.get(lmdb.databases.larder, key: lastCommitKey) else { return 0 }
-        guard stored.count == 8 else {
-            throw LarderError(.corruptValue, "the last commit number is \(stored.count) bytes long, not 8", operation: "lastCommit", path: lmdb.environment.path)
-        }
-        return UInt64(bigEndian: stored.loadUnaligned(as: UInt64.self))
+        try lmdb.lastCommitNumber()
     }
 
     /// The changeset of commit `number`, or `nil` when the log no longer has it.
@@ -65,8 +60,8 @@ enum ChangeLog {
         try recordBinaryPayloadFormat(in: lmdb)
         try withUnsafeBytes(of: number.bigEndian) { key in
             try bytes.withUnsafeBytes { try lmdb.put(lmdb.databases.log, key: key, value: $0) }
-            try lmdb.put(lmdb.databases.larder, key: lastCommitKey, value: key)
         }
+        try lmdb.setLastCommitNumber(number)
         if number > UInt64(limit) {
             let oldestKept = number - UInt64(limit) + 1
             try lmdb.removeLeading(in: lmdb.databases.log) { key in

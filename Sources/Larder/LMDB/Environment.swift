@@ -41,6 +41,11 @@ final class Environment: @unchecked Sendable {  // the handle is used under LMDB
     /// process may not write): no reader slot guards this process's snapshots.
     let isUnlocked: Bool
     private(set) var databases = Databases()
+    /// The oldest commit (by LMDB transaction id) from which on every snapshot keeps the
+    /// collection counts and the last commit number in the main database (store format 6, see
+    /// ``LMDBTransaction/keepsRecordsInMainDatabase``): 0 for a store opened at format 6 or
+    /// later, `UInt64.max` while no snapshot of this process has shown it. Only falls.
+    let recordsInMainDatabaseSince = Atomic<UInt64>(.max)
 
     let gate = TransactionGate()
     /// The mapped range the data file backs, for the bounds checks of ``LMDBTransaction``.
@@ -280,8 +285,10 @@ final class Environment: @unchecked Sendable {  // the handle is used under LMDB
             return false
         }
         databases.larder = larder
-        try checkFormatVersion(txn)
-        for name in ["objects", "metadata", "collections", "log"] {
+        let version = try checkFormatVersion(txn)
+        let keepsRecordsInMain = version >= StoreFormat.recordsInMainDatabase
+        if keepsRecordsInMain { recordsInMainDatabaseSince.store(0, ordering: .relaxed) }
+        for name in ["objects", "metadata", "collections", "log"] where name != "collections" || !keepsRecordsInMain {
             guard let dbi = try txn.openExistingDatabase(name) else { return false }
             switch name {
             case "objects": databases.objects = dbi
@@ -305,7 +312,8 @@ final class Environment: @unchecked Sendable {  // the handle is used under LMDB
         try withUnsafeBytes(of: version.bigEndian) { try lmdb.put(lmdb.databases.larder, key: key, value: $0) }
     }
 
-    private func checkFormatVersion(_ txn: LMDBTransaction) throws {
+    @discardableResult
+    private func checkFormatVersion(_ txn: LMDBTransaction) throws -> UInt32 {
         guard let stored = try txn.get(databases.larder, key: options.format.key), stored.count == 4 else {
             throw LarderError(.notAStore, "the store has no valid format version", operation: "open", path: path)
         }
@@ -316,14 +324,17 @@ final class Environment: @unchecked Sendable {  // the handle is used under LMDB
                 "the store has format version \(version); this Larder reads versions up to \(options.format.current): upgrade Larder",
                 operation: "open", path: path)
         }
+        return version
     }
 
     /// Adds the databases a store lacks (an empty LMDB environment becomes a store).
     private func createMissingDatabases(_ txn: LMDBTransaction, _ atOpen: (LMDBTransaction) throws -> Void) throws {
+        let version: UInt32
         if let larder = try txn.openExistingDatabase("larder") {
             databases.larder = larder
-            try checkFormatVersion(txn)
+            version = try checkFormatVersion(txn)
         } else {
+            version = options.format.current
             databases.larder = try txn.openDatabase("larder", create: true)
             var version = options.format.current.bigEndian
             try withUnsafeBytes(of: &version) { bytes in
@@ -332,7 +343,11 @@ final class Environment: @unchecked Sendable {  // the handle is used under LMDB
         }
         databases.objects = try txn.openDatabase("objects", create: true)
         databases.metadata = try txn.openDatabase("metadata", create: true)
-        databases.collections = try txn.openDatabase("collections", create: true)
+        if version >= StoreFormat.recordsInMainDatabase {
+            recordsInMainDatabaseSince.store(0, ordering: .relaxed)
+        } else {
+            databases.collections = try txn.openDatabase("collections", create: true)
+        }
         databases.log = try txn.openDatabase("log", create: true)
         try atOpen(txn)
     }

@@ -44,6 +44,9 @@ extension LMDBTransaction {
         try flushHeldWrites()  // the figures of a view's tree count its nodes cached in memory
         var found: [(name: [UInt8], figures: TreeFigures)] = []
         try forEachEntry(in: .main) { key, value in
+            // A key with a NUL is one of the store's records, not a database's name (see
+            // `keepsRecordsInMainDatabase`).
+            guard !key.contains(0) else { return true }
             guard value.count == PageLayout.databaseRecordSize else {
                 throw LarderError(.corrupted, "the main database's record for \(String(decoding: key, as: UTF8.self)) is \(value.count) bytes long, not \(PageLayout.databaseRecordSize)", operation: "databaseStatistics", path: environment.path)
             }
@@ -59,6 +62,7 @@ extension LMDBTransaction {
 }
 
 extension DatabaseHandle {
-    /// LMDB's main database (`MAIN_DBI`): always open, keyed by the names of the named databases.
+    /// LMDB's main database (`MAIN_DBI`): always open, keyed by the names of the named databases
+    /// and, from store format 6, holding the store's records (keys with a NUL byte).
     static let main = DatabaseHandle(raw: 1)
 }

@@ -19,8 +19,9 @@ import Darwin
 /// process can reach it, and a lock file would be one more thing to leave behind or to fault on
 /// a full disk.
 enum StoreCreation {
-    /// The names of the databases every store has (DESIGN.md's layout).
-    static let databaseNames = ["larder", "objects", "metadata", "collections", "log"]
+    /// The names of the databases every new store has (DESIGN.md's layout; from store format 6
+    /// the collection counts are records of the main database, not a `collections` database).
+    static let databaseNames = ["larder", "objects", "metadata", "log"]
 
     /// Creates the store at `location` unless a complete one is there by the time the creation
     /// lock is held. `replacingEmptyFile` lets an existing empty file at a single-file location

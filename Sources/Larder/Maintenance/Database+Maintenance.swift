@@ -39,7 +39,7 @@ extension Database {
                 maxKeySize: environment.maxKeySize, maxReaders: environment.maxReaders,
                 objectCount: try lmdb.count(lmdb.databases.objects),
                 metadataCount: try lmdb.count(lmdb.databases.metadata),
-                collectionCount: try lmdb.count(lmdb.databases.collections),
+                collectionCount: try txn.numberOfCollections(),
                 changeLogEntries: try lmdb.count(lmdb.databases.log),
                 lastCommit: try ChangeLog.lastCommit(lmdb),
                 lastTransactionID: lmdb.id,

@@ -166,21 +166,21 @@ private struct StructureChecker {
         return counted
     }
 
-    /// Compares the `collections` database with the objects counted.
+    /// Compares the collection counts with the objects counted.
     private mutating func checkCounts(_ counted: [[UInt8]: Int]) throws {
         var seen = Set<[UInt8]>()
-        try lmdb.forEachEntry(in: lmdb.databases.collections) { key, value in
+        try lmdb.forEachCollectionCountRecord { stored, value in
             collections += 1
-            let prefix = [UInt8](key)
-            let name = String(decoding: UnsafeRawBufferPointer(rebasing: key.dropLast()), as: UTF8.self)
+            let prefix = [UInt8](stored) + [0]
+            let name = String(decoding: stored, as: UTF8.self)
             let index = YapDB.Index(collection: name, key: "")
-            if key.last != 0 || key.dropLast().contains(0) {
-                note(.countMismatch, "an entry of the collections database is not `collection ‖ 0x00`")
+            if stored.contains(0) {
+                note(.countMismatch, "a collection count's key is not `collection ‖ 0x00` (or `0x00 ‖ collection` in the main database)")
             } else if value.count != 8 {
                 note(.countMismatch, "the count of collection \"\(name)\" is \(value.count) bytes long, not 8", index)
             } else {
                 seen.insert(prefix)
-                let stored = Int(UInt64(bigEndian: value.loadUnaligned(as: UInt64.self)))
+                let stored = Int(truncatingIfNeeded: UInt64(bigEndian: value.loadUnaligned(as: UInt64.self)))
                 let actual = counted[prefix] ?? 0
                 if stored != actual { note(.countMismatch, "collection \"\(name)\" records \(stored) keys but has \(actual) objects", index) }
             }

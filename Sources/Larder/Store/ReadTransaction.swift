@@ -300,13 +300,18 @@ public class ReadTransaction {
     }
 
     /// The number of collections that hold at least one key.
-    /// - Complexity: O(1), or O(collections) inside a write that changed a collection's count.
+    /// - Complexity: O(collections).
     /// - Throws: ``LarderError`` with an LMDB failure.
     public final func numberOfCollections() throws -> Int {
         checkActive()
         readRecorder?.everything()
         if hasPendingCountChanges { return try collections().count }
-        return try lmdb.count(lmdb.databases.collections)
+        var count = 0
+        try lmdb.forEachCollectionCount { _, _ in
+            count += 1
+            return true
+        }
+        return count
     }
 
     /// The names of the collections that hold at least one key, in storage (UTF-8 byte) order.
@@ -316,10 +321,9 @@ public class ReadTransaction {
         checkActive()
         readRecorder?.everything()
         var names: [String] = []
-        try lmdb.forEachEntry(in: lmdb.databases.collections) { key, value in
-            // Keys are `collection ‖ 0x00`, so that the empty collection has a non-empty key.
-            let name = String(decoding: UnsafeRawBufferPointer(rebasing: key.dropLast()), as: UTF8.self)
-            if Self.count(stored: value) + pendingCountChange(of: name) > 0 { names.append(name) }
+        try lmdb.forEachCollectionCount { stored, count in
+            let name = String(decoding: stored, as: UTF8.self)
+            if count + pendingCountChange(of: name) > 0 { names.append(name) }
             return true
         }
         names.append(contentsOf: try pendingNewCollections())
@@ -327,14 +331,7 @@ public class ReadTransaction {
     }
 
     final func storedCount(of collection: String) throws -> Int {
-        let key = StorageKey.prefix(of: collection)
-        guard let stored = try key.withUnsafeBytes({ try lmdb.get(lmdb.databases.collections, key: $0) }) else { return 0 }
-        return Self.count(stored: stored)
-    }
-
-    /// A count as the `collections` database stores it (`UInt64`, big-endian).
-    private static func count(stored: UnsafeRawBufferPointer) -> Int {
-        stored.count == 8 ? Int(UInt64(bigEndian: stored.loadUnaligned(as: UInt64.self))) : 0
+        try lmdb.collectionCount(collection)
     }
 
     /// Uncommitted change of a collection's count (overridden by write transactions).

@@ -558,7 +558,7 @@ public final class ReadWriteTransaction: ReadTransaction {
         }
         try lmdb.empty(lmdb.databases.objects)
         try lmdb.empty(lmdb.databases.metadata)
-        try lmdb.empty(lmdb.databases.collections)
+        try lmdb.removeAllCollectionCounts()
         state.countChanges.removeAll()
         state.changes.recordRemovedEverything()
         try didChange(.removedEverything)
@@ -684,17 +684,9 @@ public final class ReadWriteTransaction: ReadTransaction {
     /// before the commit. Returns the commit's changeset, `nil` when nothing changed.
     func finish() throws -> Changeset? {
         try completeClosure()
+        try lmdb.moveStoreRecordsToMainDatabase()  // a store of format 5 or older, on its first write
         for (collection, change) in state.countChanges.all() where change != 0 {
-            let count = try storedCount(of: collection.string) + change
-            let key = StorageKey.prefix(of: collection.string)
-            if count > 0 {
-                let stored = UInt64(count).bigEndian
-                try key.withUnsafeBytes { key in
-                    try withUnsafeBytes(of: stored) { try lmdb.put(lmdb.databases.collections, key: key, value: $0) }
-                }
-            } else {
-                try key.withUnsafeBytes { _ = try lmdb.delete(lmdb.databases.collections, key: $0) }
-            }
+            try lmdb.setCollectionCount(collection.string, to: try storedCount(of: collection.string) + change)
         }
         state.countChanges.removeAll()
         // The participants work on a copy: they may read this transaction (and so its state)

@@ -4,7 +4,7 @@
 /// stored bytes raises the version when it first writes bytes an older Larder would misread.
 enum StoreFormat {
     /// The newest store format this version reads and writes: what a new store records.
-    static let current: UInt32 = versionedValues
+    static let current: UInt32 = recordsInMainDatabase
     /// The format of a store of Larder 0.1 without checksummed values (it still opens and reads;
     /// its first commit raises it to ``binaryLogPayload``).
     static let plain: UInt32 = 1
@@ -27,6 +27,12 @@ enum StoreFormat {
     /// of a versioned value to an older one: a Larder that reads up to 4 would take the framing
     /// for an unknown format, so it refuses the store instead.
     static let versionedValues: UInt32 = 5
+    /// The format that keeps the collection counts and the last commit number in LMDB's main
+    /// database (keys with a NUL byte) rather than in the `collections` and `larder` databases,
+    /// so that a commit writes two B-trees fewer (see `LMDBTransaction.keepsRecordsInMainDatabase`);
+    /// recorded by a new store and by the first write to an older one, which moves the records:
+    /// a Larder that reads up to 5 would find no counts, so it refuses the store instead.
+    static let recordsInMainDatabase: UInt32 = 6
     /// The key of the version in the store's `larder` database.
     static let versionKey = "format-version"
 }
