@@ -126,7 +126,7 @@ struct ExactNameTests {
         let kept: ViewHandle<String, NoMetadata>
         let index: SecondaryIndexHandle<String, NoMetadata>
 
-        init(_ db: Database, collections: Set<String>?) throws {
+        init(_ db: Database, collections: [String]?) throws {
             byKey = try db.register(AutoView<String, NoMetadata>(
                 collections: collections, versionTag: "1",
                 grouping: { index, _ in index.key }, sorting: { index, value in TupleKey(index.collection, value) }), named: "byKey")
@@ -351,6 +351,27 @@ struct ExactNameTests {
             try db.write { try $0.setObject("b again", forKey: b.key, inCollection: b.collection) }
             try db.write { try $0.removeAllObjects(inCollection: twin.a) }
             try extensions.check(db, [], "after clearing its own")
+        }
+    }
+
+    /// Extensions over both twin collections read both: the collections are a list, which keeps
+    /// what a `Set<String>` (the former parameter type) merged before the store saw it.
+    @Test(arguments: twins.filter(\.canonicallyEqual)) func anExtensionOfBothTwinCollectionsReadsBoth(_ twin: Twin) throws {
+        try withStore { db, _ in
+            let extensions = try Extensions(db, collections: [twin.a, twin.b])
+            let (a, b) = (YapDB.Index(collection: twin.a, key: "k"), YapDB.Index(collection: twin.b, key: "k"))
+            try db.write { txn in
+                try txn.setObject("a", forKey: a.key, inCollection: a.collection)
+                try txn.setObject("b", forKey: b.key, inCollection: b.collection)
+            }
+            try extensions.check(db, [a, b], "after writing both")
+            try db.write { try $0.removeAllObjects(inCollection: twin.b) }
+            try extensions.check(db, [a], "after clearing one")
+            let spatial = try db.register(SpatialIndex<String, NoMetadata>(collections: [twin.a, twin.b], versionTag: "1") { _, _ in
+                SpatialBox(minX: 0, minY: 0, maxX: 1, maxY: 1)
+            }, named: "where")
+            try db.write { try $0.setObject("b", forKey: b.key, inCollection: b.collection) }
+            #expect(try db.read { try Set($0[spatial].indexes(intersecting: SpatialBox(minX: 0, minY: 0, maxX: 2, maxY: 2))) } == [a, b])
         }
     }
 

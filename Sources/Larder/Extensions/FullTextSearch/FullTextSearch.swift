@@ -31,9 +31,11 @@ public struct FullTextSearch<Object: Codable & Sendable, Metadata: Codable & Sen
     /// The texts of the object at `index`, one per column, or `nil` to leave it out.
     public typealias Texts = @Sendable (_ index: YapDB.Index, _ object: Object, _ metadata: Metadata?) -> [String]?
 
-    /// The collections indexed, matched by their UTF-8 bytes (a collection whose name Swift's
-    /// `String ==` calls equal to one of them is another collection); `nil` for every collection.
-    public let collections: Set<String>?
+    /// The collections indexed, as given to the initializer (`collections:`), matched by their
+    /// UTF-8 bytes; `nil` for every collection. A list, not a `Set<String>`: a set keeps one of
+    /// two names Swift's `String ==` calls equal (`"caf\u{E9}"`, `"cafe\u{301}"`), which the
+    /// store keeps apart as two collections.
+    public let collectionNames: [String]?
     /// Change it whenever the texts closure, the columns or the tokenizer change: a new tag
     /// rebuilds the index.
     public let versionTag: String
@@ -60,10 +62,10 @@ public struct FullTextSearch<Object: Codable & Sendable, Metadata: Codable & Sen
     ///   - metadata: the metadata type `texts` reads.
     ///   - texts: the texts of an object, one per column, or `nil` to leave it out.
     public init(
-        collections: Set<String>? = nil, versionTag: String, tokenizer: FullTextTokenizer = FullTextTokenizer(),
+        collections: [String]? = nil, versionTag: String, tokenizer: FullTextTokenizer = FullTextTokenizer(),
         columnNames: [String], columnWeights: [Double]? = nil, metadata: Metadata.Type, texts: @escaping Texts
     ) {
-        self.collections = collections
+        self.collectionNames = collections
         self.versionTag = versionTag
         self.tokenizer = tokenizer
         self.columnNames = columnNames
@@ -90,7 +92,7 @@ extension FullTextSearch where Metadata == NoMetadata {
     /// A full-text index whose texts read the object only; changes of metadata alone do not
     /// touch it. See ``init(collections:versionTag:tokenizer:columnNames:columnWeights:metadata:texts:)``.
     public init(
-        collections: Set<String>? = nil, versionTag: String, tokenizer: FullTextTokenizer = FullTextTokenizer(),
+        collections: [String]? = nil, versionTag: String, tokenizer: FullTextTokenizer = FullTextTokenizer(),
         columnNames: [String], columnWeights: [Double]? = nil, texts: @escaping @Sendable (_ index: YapDB.Index, _ object: Object) -> [String]?
     ) {
         self.init(collections: collections, versionTag: versionTag, tokenizer: tokenizer, columnNames: columnNames, columnWeights: columnWeights,
@@ -112,7 +114,7 @@ extension FullTextSearch: ExtensionDefinition {
             throw LarderError(.invalidConfiguration, "the full-text search \(name) cannot be registered: \(problem)", operation: "register", extensionName: name)
         }
         return ExtensionRegistration(
-            kind: FullTextSearchRuntime<Object, Metadata>.kindName, collections: collections.map(Set.init(names:)),
+            kind: FullTextSearchRuntime<Object, Metadata>.kindName, collections: collectionNames.map(Set.init(names:)),
             parts: FullTextStorage.partNames, handle: Handle(name: name)
         ) { parts in
             FullTextSearchRuntime(name: name, definition: self, parts: parts)

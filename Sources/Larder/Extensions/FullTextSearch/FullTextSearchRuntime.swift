@@ -16,7 +16,7 @@ final class FullTextSearchRuntime<Object: Codable & Sendable, Metadata: Codable 
         self.definition = definition
         self.parts = parts
         self.storage = FullTextStorage(name: name, parts: parts, columnCount: definition.columnNames.count, tokenizer: definition.tokenizer)
-        self.collections = definition.collections.map(Set.init(names:))
+        self.collections = definition.collectionNames.map(Set.init(names:))
     }
 
     /// The kind's name in the store's records.

@@ -26,8 +26,9 @@ public struct Relationships: Sendable {
     public let versionTag: String
     /// The collections whose unreachable values garbage collection deletes, matched by their
     /// UTF-8 bytes (a collection whose name Swift's `String ==` calls equal to one of them is
-    /// another collection, whose values are never collected).
-    public private(set) var garbageCollected: Set<String> = []
+    /// another collection, whose values are never collected). A list, not a `Set<String>`, which
+    /// would keep one of two names Swift calls equal.
+    public private(set) var garbageCollectedCollections: [String] = []
     /// Whether garbage collection runs at the end of every write that removed a reference into a
     /// garbage-collected collection (or a root).
     public private(set) var collectsAfterWrites = false
@@ -65,11 +66,24 @@ public struct Relationships: Sendable {
     /// is `true`, at the end of every write that removed a reference, the values of `collections`
     /// that nothing reaches. Reachable means reachable through edges from a named root or from any
     /// value outside the garbage-collected collections.
-    public func collectingGarbage(in collections: Set<String>, afterWrites: Bool = false) -> Relationships {
+    public func collectingGarbage(in collections: [String], afterWrites: Bool = false) -> Relationships {
         var copy = self
-        copy.garbageCollected = collections
+        copy.garbageCollectedCollections = collections
         copy.collectsAfterWrites = afterWrites
         return copy
+    }
+}
+
+extension Relationships {
+    /// The garbage-collected collections, as a `Set` (which merges names Swift calls equal).
+    @available(*, deprecated, renamed: "garbageCollectedCollections", message: "a Set<String> merges collection names Swift calls equal but the store keeps apart")
+    public var garbageCollected: Set<String> { Set(garbageCollectedCollections) }
+
+    /// ``collectingGarbage(in:afterWrites:)`` over the collections of a `Set`.
+    @available(*, deprecated, message: "pass the collections as an array: a Set<String> merges names Swift calls equal but the store keeps apart")
+    @_disfavoredOverload
+    public func collectingGarbage(in collections: Set<String>, afterWrites: Bool = false) -> Relationships {
+        collectingGarbage(in: Array(collections), afterWrites: afterWrites)
     }
 }
 

@@ -31,7 +31,7 @@ final class RelationshipsRuntime: ExtensionRuntime {
         manualEdgesCollection = ExactString(RelationshipsHandle(name: name).manualEdgesCollection)
         sources[manualEdgesCollection, default: []].append(.manual)
         self.sources = sources
-        garbageCollected = Set(names: definition.garbageCollected)
+        garbageCollected = Set(names: definition.garbageCollectedCollections)
     }
 
     /// Whether `collection` is where the roots are, byte for byte.

@@ -35,9 +35,11 @@ public struct SecondaryIndex<Object: Codable & Sendable, Metadata: Codable & Sen
     /// The entries of the object at `index`, one ``TupleKey`` of columns each (none leaves it out).
     public typealias Entries = @Sendable (_ index: YapDB.Index, _ object: Object, _ metadata: Metadata?) -> [TupleKey]
 
-    /// The collections indexed, matched by their UTF-8 bytes (a collection whose name Swift's
-    /// `String ==` calls equal to one of them is another collection); `nil` for every collection.
-    public let collections: Set<String>?
+    /// The collections indexed, as given to the initializer (`collections:`), matched by their
+    /// UTF-8 bytes; `nil` for every collection. A list, not a `Set<String>`: a set keeps one of
+    /// two names Swift's `String ==` calls equal (`"caf\u{E9}"`, `"cafe\u{301}"`), which the
+    /// store keeps apart as two collections.
+    public let collectionNames: [String]?
     /// Change it whenever `columns` changes: a new tag rebuilds the index.
     public let versionTag: String
     let columns: Columns?
@@ -45,16 +47,16 @@ public struct SecondaryIndex<Object: Codable & Sendable, Metadata: Codable & Sen
     let entries: Entries?
 
     /// An index whose columns read the object and its metadata.
-    public init(collections: Set<String>? = nil, versionTag: String, metadata: Metadata.Type, columns: @escaping Columns) {
-        self.collections = collections
+    public init(collections: [String]? = nil, versionTag: String, metadata: Metadata.Type, columns: @escaping Columns) {
+        self.collectionNames = collections
         self.versionTag = versionTag
         self.columns = columns
         self.entries = nil
     }
 
     /// An index with any number of entries per object, read from the object and its metadata.
-    public init(collections: Set<String>? = nil, versionTag: String, metadata: Metadata.Type, entries: @escaping Entries) {
-        self.collections = collections
+    public init(collections: [String]? = nil, versionTag: String, metadata: Metadata.Type, entries: @escaping Entries) {
+        self.collectionNames = collections
         self.versionTag = versionTag
         self.columns = nil
         self.entries = entries
@@ -66,12 +68,12 @@ public struct SecondaryIndex<Object: Codable & Sendable, Metadata: Codable & Sen
 
 extension SecondaryIndex where Metadata == NoMetadata {
     /// An index whose columns read the object only; changes of metadata alone do not touch it.
-    public init(collections: Set<String>? = nil, versionTag: String, columns: @escaping @Sendable (_ index: YapDB.Index, _ object: Object) -> TupleKey?) {
+    public init(collections: [String]? = nil, versionTag: String, columns: @escaping @Sendable (_ index: YapDB.Index, _ object: Object) -> TupleKey?) {
         self.init(collections: collections, versionTag: versionTag, metadata: NoMetadata.self) { index, object, _ in columns(index, object) }
     }
 
     /// An index with any number of entries per object, read from the object only.
-    public init(collections: Set<String>? = nil, versionTag: String, entries: @escaping @Sendable (_ index: YapDB.Index, _ object: Object) -> [TupleKey]) {
+    public init(collections: [String]? = nil, versionTag: String, entries: @escaping @Sendable (_ index: YapDB.Index, _ object: Object) -> [TupleKey]) {
         self.init(collections: collections, versionTag: versionTag, metadata: NoMetadata.self, entries: { index, object, _ in entries(index, object) })
     }
 }
@@ -83,7 +85,7 @@ extension SecondaryIndex: ExtensionDefinition {
     /// How a store keeps this index (``Database/register(_:named:progress:)`` calls it).
     public func registration(named name: String, in database: Database) -> ExtensionRegistration<Handle> {
         ExtensionRegistration(
-            kind: SecondaryIndexRuntime<Object, Metadata>.kindName, collections: collections.map(Set.init(names:)),
+            kind: SecondaryIndexRuntime<Object, Metadata>.kindName, collections: collectionNames.map(Set.init(names:)),
             parts: SecondaryIndexRuntime<Object, Metadata>.partNames, handle: Handle(name: name)
         ) { parts in
             SecondaryIndexRuntime(name: name, definition: self, parts: parts)

@@ -18,7 +18,7 @@ final class SecondaryIndexRuntime<Object: Codable & Sendable, Metadata: Codable 
         self.name = name
         self.definition = definition
         self.parts = parts
-        self.collections = definition.collections.map(Set.init(names:))
+        self.collections = definition.collectionNames.map(Set.init(names:))
     }
 
     var kind: String { Self.kindName }

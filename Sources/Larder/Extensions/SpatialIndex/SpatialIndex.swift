@@ -29,6 +29,8 @@ public struct SpatialIndex<Object: Codable & Sendable, Metadata: Codable & Senda
     /// not a `Set<String>`: a set keeps one of two names Swift's `String ==` calls equal
     /// (`"caf\u{E9}"`, `"cafe\u{301}"`), which the store keeps apart.
     public let collections: [String]?
+    /// ``collections``, under the name the other kinds give it.
+    public var collectionNames: [String]? { collections }
     /// Change it whenever `box` changes: a new tag rebuilds the index.
     public let versionTag: String
     let box: Box

@@ -37,18 +37,19 @@ public struct AutoView<Object: Codable & Sendable, Metadata: Codable & Sendable>
         case several(Groups)
     }
 
-    /// The collections the view reads, matched by their UTF-8 bytes (a collection whose name
-    /// Swift's `String ==` calls equal to one of them is another collection); `nil` for every
-    /// collection.
-    public let collections: Set<String>?
+    /// The collections the view reads, as given to the initializer (`collections:`), matched by their
+    /// UTF-8 bytes; `nil` for every collection. A list, not a `Set<String>`: a set keeps one of
+    /// two names Swift's `String ==` calls equal (`"caf\u{E9}"`, `"cafe\u{301}"`), which the
+    /// store keeps apart as two collections.
+    public let collectionNames: [String]?
     /// Change it whenever `grouping` or `sorting` changes: a new tag rebuilds the view.
     public let versionTag: String
     let grouping: GroupingKind
     let sorting: Sorting
 
     /// A view whose closures read the object and its metadata.
-    public init(collections: Set<String>? = nil, versionTag: String, metadata: Metadata.Type, grouping: @escaping Grouping, sorting: @escaping Sorting) {
-        self.collections = collections
+    public init(collections: [String]? = nil, versionTag: String, metadata: Metadata.Type, grouping: @escaping Grouping, sorting: @escaping Sorting) {
+        self.collectionNames = collections
         self.versionTag = versionTag
         self.grouping = .one(grouping)
         self.sorting = sorting
@@ -56,8 +57,8 @@ public struct AutoView<Object: Codable & Sendable, Metadata: Codable & Sendable>
 
     /// A view that may put an object in several groups, whose closures read the object and its
     /// metadata.
-    public init(collections: Set<String>? = nil, versionTag: String, metadata: Metadata.Type, groups: @escaping Groups, sorting: @escaping Sorting) {
-        self.collections = collections
+    public init(collections: [String]? = nil, versionTag: String, metadata: Metadata.Type, groups: @escaping Groups, sorting: @escaping Sorting) {
+        self.collectionNames = collections
         self.versionTag = versionTag
         self.grouping = .several(groups)
         self.sorting = sorting
@@ -67,7 +68,7 @@ public struct AutoView<Object: Codable & Sendable, Metadata: Codable & Sendable>
 extension AutoView where Metadata == NoMetadata {
     /// A view whose closures read the object only; changes of metadata alone do not touch it.
     public init(
-        collections: Set<String>? = nil, versionTag: String,
+        collections: [String]? = nil, versionTag: String,
         grouping: @escaping @Sendable (_ index: YapDB.Index, _ object: Object) -> String?,
         sorting: @escaping @Sendable (_ index: YapDB.Index, _ object: Object) -> TupleKey
     ) {
@@ -77,7 +78,7 @@ extension AutoView where Metadata == NoMetadata {
 
     /// A view that may put an object in several groups, whose closures read the object only.
     public init(
-        collections: Set<String>? = nil, versionTag: String,
+        collections: [String]? = nil, versionTag: String,
         groups: @escaping @Sendable (_ index: YapDB.Index, _ object: Object) -> [String],
         sorting: @escaping @Sendable (_ index: YapDB.Index, _ object: Object) -> TupleKey
     ) {
@@ -97,7 +98,7 @@ extension AutoView: ExtensionDefinition {
     /// How a store keeps this view (``Database/register(_:named:progress:)`` calls it).
     public func registration(named name: String, in database: Database) -> ExtensionRegistration<Handle> {
         ExtensionRegistration(
-            kind: ViewRuntime<Object, Metadata>.kindName, collections: collections.map(Set.init(names:)),
+            kind: ViewRuntime<Object, Metadata>.kindName, collections: collectionNames.map(Set.init(names:)),
             parts: ListRuntime<Object, Metadata>.partNames, handle: Handle(name: name)
         ) { parts in
             ViewRuntime(name: name, definition: self, parts: parts)

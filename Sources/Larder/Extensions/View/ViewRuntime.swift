@@ -5,7 +5,7 @@ final class ViewRuntime<Object: Codable & Sendable, Metadata: Codable & Sendable
 
     init(name: String, definition: AutoView<Object, Metadata>, parts: ExtensionParts) {
         self.definition = definition
-        self.list = ListRuntime(name: name, parts: parts, collections: definition.collections.map(Set.init(names:))) { index, object, metadata in
+        self.list = ListRuntime(name: name, parts: parts, collections: definition.collectionNames.map(Set.init(names:))) { index, object, metadata in
             switch definition.grouping {
             case .one(let grouping):
                 guard let group = grouping(index, object, metadata) else { return .none }
