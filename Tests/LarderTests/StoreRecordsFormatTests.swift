@@ -106,6 +106,27 @@ struct StoreRecordsFormatTests {
         #expect(try Self.rawRecords(db).main == [Array(LMDBTransaction.lastCommitRecordKey.utf8)])
     }
 
+    /// This process opened the store at format 5; another process's first write moves the
+    /// records; this process then reads and writes where they are now.
+    @Test func anotherProcessMovesTheRecordsUnderAnOpenStore() throws {
+        let directory = TemporaryDirectory()
+        let path = try Self.loadFormatFiveStore(in: directory)
+        let db = try Database(path: path)
+        defer { db.close() }
+        #expect(try Self.storedCounts(db) == Self.expected(Self.counts))
+        let helper = try #require(ProcessTestSupport.helperExecutable(), "larder-test-helper not found beside the test binary")
+        let run = try ProcessTestSupport.run(helper, ["commit", path, "3", "1000"])
+        try #require(run.status == 0, "\(run.standardError)")
+        #expect(try db.statistics().formatVersion == 6)
+        #expect(try db.statistics().lastCommit == Self.lastCommit + 3)
+        #expect(try db.read { try $0.numberOfKeys(inCollection: "external") } == 4)  // "shared" and c0…c2
+        try db.write { try $0.setObject(1, forKey: "mine", inCollection: "notes") }
+        #expect(try Self.storedCounts(db) == Self.expected([("", 1), (Self.nfd, 2), (Self.nfc, 1), ("external", 4), ("notes", 4)]))
+        #expect(try db.statistics().lastCommit == Self.lastCommit + 4)
+        #expect(try Self.rawRecords(db).former == 0)
+        #expect(try db.checkStructure().isConsistent)
+    }
+
     @Test func aFormatFiveStoreOpenedReadOnlyReadsItsCounts() throws {
         let directory = TemporaryDirectory()
         let path = try Self.loadFormatFiveStore(in: directory)
