@@ -20,8 +20,9 @@ public struct StructureProblem: Sendable, Hashable, CustomStringConvertible {
         public static let unknownFormat = Kind(rawValue: "unknownFormat")
         /// A MessagePack value is not exactly one well-formed value, or a JSON value is not UTF-8.
         public static let malformedValue = Kind(rawValue: "malformedValue")
-        /// The count the `collections` database keeps for a collection differs from the number
-        /// of its objects, or an entry there is malformed.
+        /// The count the store keeps for a collection (a record of the main database; of the
+        /// `collections` database before store format 6) differs from the number of its
+        /// objects, or a count record is malformed.
         public static let countMismatch = Kind(rawValue: "countMismatch")
         /// A metadata value has no object beside it.
         public static let orphanMetadata = Kind(rawValue: "orphanMetadata")

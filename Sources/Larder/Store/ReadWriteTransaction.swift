@@ -7,7 +7,7 @@ public final class ReadWriteTransaction: ReadTransaction {
     /// it from one caller's nested transaction to the next (``forked()``), and drops a failed
     /// caller's copy.
     struct State {
-        /// Changes of collection counts not yet written to the `collections` database.
+        /// Changes of collection counts not yet written to the store's count records.
         var countChanges = CountChanges()
         /// What the transaction changed: the changeset of its commit.
         var changes = ChangeRecorder()

@@ -1,5 +1,5 @@
-/// The changes of collection counts a write transaction has not yet written to the
-/// `collections` database, with the collection written last held apart (as in
+/// The changes of collection counts a write transaction has not yet written to the store's
+/// count records, with the collection written last held apart (as in
 /// ``ChangeRecorder``). Collections are told apart by their bytes (``ExactString``): two names
 /// Swift calls equal are two counts.
 struct CountChanges {
