@@ -252,6 +252,36 @@ struct ChangesetTests {
         }
     }
 
+    /// Past the limit the oldest entries leave in batches of a sixteenth of it (4 for 64): after
+    /// each commit the log holds the newest 64 to 67 commits, contiguous and ending at the last,
+    /// and its oldest entry moves only when a batch has gathered (so most commits leave the
+    /// log's first pages alone).
+    @Test func theLogTrimsItsOldestEntriesInBatches() throws {
+        var configuration = Database.Configuration()
+        configuration.changeLogLimit = 64
+        #expect(ChangeLog.trimBatch(64) == 4 && ChangeLog.trimBatch(1000) == 62 && ChangeLog.trimBatch(5) == 1)
+        try withStore(configuration) { db, _ in
+            var oldestSeen: [UInt64] = []
+            for i in 0..<200 {
+                try db.write { try $0.setObject(i, forKey: "k\(i % 7)", inCollection: "c") }
+                let (last, entries, oldest) = try db.read { txn in
+                    var keys: [UInt64] = []
+                    try txn.lmdb.forEachEntry(in: txn.lmdb.databases.log) { key, _ in
+                        keys.append(UInt64(bigEndian: key.loadUnaligned(as: UInt64.self)))
+                        return true
+                    }
+                    return (txn.lastCommit, keys, keys.first)
+                }
+                #expect(entries.last == last && entries == Array(entries.first!...last))
+                #expect(entries.count == min(Int(last), entries.count) && entries.count >= min(Int(last), 64) && entries.count <= 67, "\(entries.count) entries after commit \(last)")
+                if let oldest, oldestSeen.last != oldest { oldestSeen.append(oldest) }
+            }
+            // The oldest entry went 1, 5, 9, …: one move per batch of 4.
+            #expect(oldestSeen == Array(stride(from: 1, through: oldestSeen.last!, by: 4)))
+            #expect(oldestSeen.count > 30)
+        }
+    }
+
     @Test func commitNumbersSurviveReopening() throws {
         let directory = TemporaryDirectory()
         let path = directory.file("store")

@@ -4,8 +4,9 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// The `log` database: each commit's changeset under its number (8 bytes, big-endian), the newest
-/// ``Database/Configuration/changeLogLimit`` kept, and the number of the last commit among the
+/// The `log` database: each commit's changeset under its number (8 bytes, big-endian), at least
+/// the newest ``Database/Configuration/changeLogLimit`` kept (the older ones leave in batches,
+/// see ``trimBatch(_:)``), and the number of the last commit among the
 /// store's records (see `LMDBTransaction.lastCommitNumber()`). Other processes read it to learn
 /// what changed.
 enum ChangeLog {
@@ -63,9 +64,15 @@ enum ChangeLog {
         }
         try lmdb.setLastCommitNumber(number)
         if number > UInt64(limit) {
+            // The entries past the limit leave in batches of `trimBatch(limit)`: deleting the
+            // oldest entry writes the log's first leaf, a page of its own, so trimming one
+            // entry per commit made each steady-state commit write about 30% more bytes.
             let oldestKept = number - UInt64(limit) + 1
-            try lmdb.removeLeading(in: lmdb.databases.log) { key in
-                key.count == 8 && UInt64(bigEndian: key.loadUnaligned(as: UInt64.self)) < oldestKept
+            let oldest = try oldestEntry(in: lmdb)
+            if let oldest, oldest < oldestKept, oldestKept - oldest >= UInt64(trimBatch(limit)) {
+                try lmdb.removeLeading(in: lmdb.databases.log) { key in
+                    key.count == 8 && UInt64(bigEndian: key.loadUnaligned(as: UInt64.self)) < oldestKept
+                }
             }
         }
         guard let byteLimit else { return }
@@ -78,6 +85,20 @@ enum ChangeLog {
             guard key.count == 8, UInt64(bigEndian: key.loadUnaligned(as: UInt64.self)) < number else { return false }
             return try lmdb.figures(of: lmdb.databases.log).pages * pageSize > byteLimit
         }
+    }
+
+    /// How many entries past `limit` the log gathers before the oldest leave together: a
+    /// sixteenth of the limit (62 at the default 1000), at least 1.
+    static func trimBatch(_ limit: Int) -> Int { max(1, limit / 16) }
+
+    /// The number of the oldest commit the log holds, `nil` when it is empty.
+    private static func oldestEntry(in lmdb: LMDBTransaction) throws -> UInt64? {
+        var oldest: UInt64?
+        try lmdb.forEachEntry(in: lmdb.databases.log) { key, _ in
+            if key.count == 8 { oldest = UInt64(bigEndian: key.loadUnaligned(as: UInt64.self)) }
+            return false
+        }
+        return oldest
     }
 
     /// Raises the store's recorded format version to 3 (``Environment/binaryLogPayloadFormatVersion``)

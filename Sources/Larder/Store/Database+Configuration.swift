@@ -40,10 +40,13 @@ extension Database {
         /// make it assert (the process stops) or return bytes that are not what was written.
         /// Default ``OpenVerification/none``.
         public var verification: OpenVerification = .none
-        /// How many commits the change log keeps, so that other processes (and connections that
-        /// fell behind) can learn exactly what changed. A process that falls further behind
-        /// empties its caches and its observers receive a reset (``Changeset/isReset``). At
-        /// least 1. Default 1000.
+        /// How many commits the change log keeps at least, so that other processes (and
+        /// connections that fell behind) can learn exactly what changed. The older commits leave
+        /// in batches of a sixteenth of the limit (at least 1): the log holds up to
+        /// `changeLogLimit + changeLogLimit / 16 - 1` commits, and a commit deletes old entries
+        /// only once a batch has gathered, which keeps the log's first pages out of most
+        /// commits. A process that falls further behind than the log reaches empties its caches
+        /// and its observers receive a reset (``Changeset/isReset``). At least 1. Default 1000.
         public var changeLogLimit: Int = 1000
         /// How many bytes the change log may take in the file, as the pages its tree occupies:
         /// beyond it the oldest commits leave the log even when fewer than ``changeLogLimit``
