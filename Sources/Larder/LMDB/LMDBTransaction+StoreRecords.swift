@@ -15,7 +15,8 @@
 /// Stores of format 5 and older keep the counts in the `collections` database (key
 /// `collection ‖ 0x00`) and the number in the `larder` database (key `last-commit`); their first
 /// write moves both (``moveStoreRecordsToMainDatabase()``). Whether a snapshot has moved them is
-/// its format version, read once per process: see ``keepsRecordsInMainDatabase``.
+/// its format version, read by each transaction until the process knows: see
+/// ``keepsRecordsInMainDatabase``.
 extension LMDBTransaction {
     /// The main database's key of the last commit number.
     static let lastCommitRecordKey = "\u{0}\u{0}last-commit"
@@ -36,8 +37,16 @@ extension LMDBTransaction {
             if since <= snapshot { return true }
             guard let stored = try get(databases.larder, key: environment.options.format.key), stored.count == 4 else { return false }
             let moved = UInt32(bigEndian: stored.loadUnaligned(as: UInt32.self)) >= StoreFormat.recordsInMainDatabase
-            if moved, !isWritable, let vouched = snapshotID {
-                environment.recordsInMainDatabaseSince.store(UInt64(vouched), ordering: .relaxed)  // only ever lowers it: later snapshots are newer
+            if moved, !isWritable, let vouched = snapshotID.map(UInt64.init) {
+                // Lowered, never raised (another thread may have lowered it meanwhile): every
+                // snapshot from `vouched` on is at format 6 or more, as versions never fall.
+                var current = since
+                while vouched < current {
+                    let (exchanged, original) = environment.recordsInMainDatabaseSince.compareExchange(
+                        expected: current, desired: vouched, ordering: .relaxed)
+                    if exchanged { break }
+                    current = original
+                }
             }
             return moved
         }
