@@ -36,10 +36,15 @@ struct ChangeLogFormatTests {
     /// `byCategory`, and three commits: the view's registration, then Hammer with the commit
     /// information ada/"first stock", then Saw and Hammer renamed to Claw hammer with bob/"rename".
     static func loadLarderZeroOneStore(at path: String) throws {
+        try loadFixture("larder-0.1-format1-store.dump", at: path)
+    }
+
+    /// Loads the store dump `name` of `Fixtures/` (written by `mdb_dump -a`) into a new store
+    /// directory at `path`, with LMDB's own `mdb_load`.
+    static func loadFixture(_ name: String, at path: String) throws {
         let mdbLoad = try #require(ProcessTestSupport.tool("mdb_load"), "mdb_load not found: install lmdb-utils (Scripts/setup does)")
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        let dump = fixtures.appendingPathComponent("larder-0.1-format1-store.dump").path
-        let load = try ProcessTestSupport.run(mdbLoad, ["-f", dump, path])
+        let load = try ProcessTestSupport.run(mdbLoad, ["-f", fixtures.appendingPathComponent(name).path, path])
         try #require(load.status == 0, "mdb_load failed: \(load.standardError)")
     }
 

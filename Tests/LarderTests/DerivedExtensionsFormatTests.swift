@@ -81,11 +81,7 @@ struct DerivedExtensionsFormatTests {
     @Test func aFormatThreeStoreKeepsItsExtensionsDropsTheirMapsAndFollowsWrites() throws {
         let directory = TemporaryDirectory()
         let path = directory.file("format3")
-        let mdbLoad = try #require(ProcessTestSupport.tool("mdb_load"), "mdb_load not found: install lmdb-utils (Scripts/setup does)")
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        let dump = ChangeLogFormatTests.fixtures.appendingPathComponent("larder-format3-extensions-store.dump").path
-        let load = try ProcessTestSupport.run(mdbLoad, ["-f", dump, path])
-        try #require(load.status == 0, "mdb_load failed: \(load.standardError)")
+        try ChangeLogFormatTests.loadFixture("larder-format3-extensions-store.dump", at: path)
 
         let db = try Database(path: path)
         #expect(try db.statistics().formatVersion == 3)

@@ -192,6 +192,10 @@ struct MaintenanceTests {
             // A count record (in the main database, from format 6) of the wrong size.
             try plantInMainDatabase(db, key: [0] + Array("c".utf8), value: [1, 2, 3])
             #expect(try db.checkStructure().problems.contains { $0.kind == .countMismatch && $0.detail.contains("is 3 bytes long, not 8") })
+            // Reading it is an error, not a count of 0.
+            let error = #expect(throws: LarderError.self) { try db.read { try $0.numberOfKeys(inCollection: "c") } }
+            #expect(error?.code == .corruptValue)
+            #expect(try db.statistics().collectionCount == 1)  // statistics still answer ("d" has no count record)
             #expect(report.problemCount == report.problems.count)
             #expect(report.problems.allSatisfy { !$0.description.isEmpty })
         }

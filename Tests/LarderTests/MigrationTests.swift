@@ -91,12 +91,8 @@ struct MigrationTests {
 
     /// Opens the format-4 fixture (written by Larder at 6ea75ed with `larder import`) in `directory`.
     static func loadFormatFourStore(in directory: TemporaryDirectory) throws -> String {
-        let mdbLoad = try #require(ProcessTestSupport.tool("mdb_load"), "mdb_load not found: install lmdb-utils (Scripts/setup does)")
         let path = directory.file("store")
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        let dump = ChangeLogFormatTests.fixtures.appendingPathComponent("larder-format4-store.dump").path
-        let load = try ProcessTestSupport.run(mdbLoad, ["-f", dump, path])
-        try #require(load.status == 0, "mdb_load failed: \(load.standardError)")
+        try ChangeLogFormatTests.loadFixture("larder-format4-store.dump", at: path)
         return path
     }
 

@@ -15,12 +15,8 @@ struct StoreRecordsFormatTests {
     static let lastCommit: UInt64 = 11
 
     static func loadFormatFiveStore(in directory: TemporaryDirectory) throws -> String {
-        let mdbLoad = try #require(ProcessTestSupport.tool("mdb_load"), "mdb_load not found: install lmdb-utils (Scripts/setup does)")
         let path = directory.file("store")
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        let dump = ChangeLogFormatTests.fixtures.appendingPathComponent("larder-format5-store.dump").path
-        let load = try ProcessTestSupport.run(mdbLoad, ["-f", dump, path])
-        try #require(load.status == 0, "mdb_load failed: \(load.standardError)")
+        try ChangeLogFormatTests.loadFixture("larder-format5-store.dump", at: path)
         return path
     }
 

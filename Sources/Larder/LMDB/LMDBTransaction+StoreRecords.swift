@@ -178,18 +178,21 @@ extension LMDBTransaction {
     /// - Complexity: O(collections).
     func moveStoreRecordsToMainDatabase() throws {
         guard try !keepsRecordsInMainDatabase else { return }
-        var counts: [([UInt8], [UInt8])] = []
-        try forEachEntry(in: formerCollections()) { key, value in
-            counts.append(([0] + key.dropLast(), [UInt8](value)))
+        // The records are moved byte for byte (a malformed one stays malformed, for the
+        // structure check to report), read before anything is written.
+        var records: [(key: [UInt8], value: [UInt8])] = []
+        try forEachCollectionCountRecord { name, stored in
+            records.append(([0] + name, [UInt8](stored)))
             return true
         }
-        let last = try lastCommitNumber()
-        for (key, value) in counts {
+        if let last = try get(databases.larder, key: Self.formerLastCommitKey) {
+            records.append((Array(Self.lastCommitRecordKey.utf8), [UInt8](last)))
+        }
+        for (key, value) in records {
             try key.withUnsafeBytes { key in try value.withUnsafeBytes { try put(.main, key: key, value: $0) } }
         }
         try empty(formerCollections())
         _ = try Array(Self.formerLastCommitKey.utf8).withUnsafeBytes { try delete(databases.larder, key: $0) }
         try Environment.raiseFormatVersion(to: StoreFormat.recordsInMainDatabase, in: self)
-        if last > 0 { try setLastCommitNumber(last) }
     }
 }

@@ -306,8 +306,10 @@ public class ReadTransaction {
         checkActive()
         readRecorder?.everything()
         if hasPendingCountChanges { return try collections().count }
+        // A count is recorded only while it is above zero: each record is a collection (its
+        // value is not read, so `statistics()` still answers on a store with a damaged count).
         var count = 0
-        try lmdb.forEachCollectionCount { _, _ in
+        try lmdb.forEachCollectionCountRecord { _, _ in
             count += 1
             return true
         }
