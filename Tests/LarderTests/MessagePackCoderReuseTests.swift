@@ -63,7 +63,138 @@ import Testing
             Self.expectSameValidation(TwoFields.self, bytes)
             Self.expectSameValidation(MPAny.self, bytes)
             Self.expectSameValidation([String: Int].self, bytes)
+            Self.expectSameValidation(InOrder.self, bytes)
+            Self.expectSameValidation(Forgiving.self, bytes)
         }
+    }
+
+    // MARK: One pass over a top-level map
+
+    /// Reads the damaged maps' four keys in the order of its declaration, each if present: the
+    /// stream's usual case when the map's keys were not shuffled.
+    struct InOrder: Decodable, Equatable {
+        var a: MPAny?
+        var b: MPAny?
+        var c: MPAny?
+        var deep: MPAny?
+    }
+
+    /// Ignores every error its reads throw: what it skips that way must still be checked, so a
+    /// malformed input never decodes.
+    struct Forgiving: Decodable {
+        var a: Int?
+        var b: String?
+        var c: MPAny?
+        var deep: [MPAny]?
+        enum CodingKeys: String, CodingKey { case a, b, c, deep }
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            a = try? container.decode(Int.self, forKey: .a)
+            b = try? container.decodeIfPresent(String.self, forKey: .b)
+            c = try? container.decode(MPAny.self, forKey: .c)
+            deep = try? container.decodeIfPresent([MPAny].self, forKey: .deep)
+        }
+    }
+
+    /// `{"x": 1, "y": "two", "z": [1, 2], "n": nil}`
+    static let fourFields = MPTest.bytes("84 a1 78 01 a1 79 a3 74 77 6f a1 7a 92 01 02 a1 6e c0")
+
+    struct XYZ: Decodable, Equatable {
+        var x: Int
+        var y: String
+        var z: [Int]
+        var n: Int?
+    }
+
+    /// Reads the fields backwards, one twice, and one that is absent.
+    struct Backwards: Decodable, Equatable {
+        var values: [String] = []
+        enum CodingKeys: String, CodingKey { case x, y, z, n, w }
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            values.append("n=\(String(describing: try container.decodeIfPresent(Int.self, forKey: .n)))")
+            values.append("z=\(try container.decode([Int].self, forKey: .z))")
+            values.append("w=\(String(describing: try container.decodeIfPresent(Int.self, forKey: .w)))")
+            values.append("x=\(try container.decode(Int.self, forKey: .x))")
+            values.append("x=\(try container.decode(Int.self, forKey: .x))")
+            values.append("y=\(try container.decode(String.self, forKey: .y))")
+            values.append("keys=\(container.allKeys.map(\.stringValue).sorted())")
+        }
+    }
+
+    /// Reads `x`, then asks for a key that is absent, then reads the rest in order.
+    struct AbsentInTheMiddle: Decodable, Equatable {
+        var x: Int
+        var missing: Int?
+        var y: String
+        var z: [Int]
+    }
+
+    /// Reads `x` and `z` through a nested container and a nested unkeyed container, then `y`.
+    struct Nested: Decodable, Equatable {
+        var x: Int
+        var z: [Int]
+        var y: String
+        enum CodingKeys: String, CodingKey { case x, y, z }
+
+        init(x: Int, z: [Int], y: String) {
+            self.x = x
+            self.z = z
+            self.y = y
+        }
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            x = try container.decode(Int.self, forKey: .x)
+            var array = try container.nestedUnkeyedContainer(forKey: .z)
+            z = [try array.decode(Int.self), try array.decode(Int.self)]
+            y = try container.decode(String.self, forKey: .y)
+        }
+    }
+
+    @Test func aTopLevelMapReadsTheSameInAnyOrder() throws {
+        let decoder = MessagePackDecoder()
+        #expect(try decoder.decode(XYZ.self, from: Self.fourFields) == XYZ(x: 1, y: "two", z: [1, 2], n: nil))
+        #expect(try decoder.decode(Backwards.self, from: Self.fourFields).values
+                == ["n=nil", "z=[1, 2]", "w=nil", "x=1", "x=1", "y=two", "keys=[\"n\", \"x\", \"y\", \"z\"]"])
+        #expect(try decoder.decode(AbsentInTheMiddle.self, from: Self.fourFields) == AbsentInTheMiddle(x: 1, missing: nil, y: "two", z: [1, 2]))
+        #expect(try decoder.decode(Nested.self, from: Self.fourFields) == Nested(x: 1, z: [1, 2], y: "two"))
+        #expect(try decoder.decode(InOrder.self, from: Self.fourFields) == InOrder(a: nil, b: nil, c: nil, deep: nil))
+        // The same map with its keys written in another order.
+        let shuffled = MPTest.bytes("84 a1 6e c0 a1 7a 92 01 02 a1 79 a3 74 77 6f a1 78 01")
+        #expect(try decoder.decode(XYZ.self, from: shuffled) == XYZ(x: 1, y: "two", z: [1, 2], n: nil))
+        #expect(try decoder.decode(Nested.self, from: shuffled) == Nested(x: 1, z: [1, 2], y: "two"))
+    }
+
+    @Test func whatATopLevelMapsReadsSkipIsStillChecked() throws {
+        let decoder = MessagePackDecoder()
+        // Every key read, then one byte more.
+        let trailing = Self.fourFields + [0x00]
+        #expect(MPTest.decodingError(XYZ.self, from: trailing)?.mpContext?.debugDescription
+                == "Found 1 unexpected bytes after the top-level MessagePack value, which ends at offset 18.")
+        // An entry nobody reads holds the reserved byte, or is cut short.
+        let reservedUnread = MPTest.bytes("85 a1 78 01 a1 79 a3 74 77 6f a1 7a 92 01 02 a1 6e c0 a1 71 c1")
+        let truncatedUnread = MPTest.bytes("85 a1 78 01 a1 79 a3 74 77 6f a1 7a 92 01 02 a1 6e c0 a1 71 92 01")
+        for bytes in [reservedUnread, truncatedUnread] {
+            let error = MPTest.decodingError(XYZ.self, from: bytes)
+            #expect(error?.mpIsDataCorrupted == true)
+            #expect(error?.mpContext?.debugDescription == Self.validationPassMessage(bytes))
+            #expect(error?.mpContext?.codingPath.isEmpty == true)
+            // A type that ignores its errors does not get it through.
+            #expect(MPTest.decodingError(Forgiving.self, from: bytes)?.mpIsDataCorrupted == true)
+        }
+        // A value the type read and failed on, and a later malformed one: the malformed input
+        // is what is reported, as when the input was checked before any value was built.
+        let mismatchThenReserved = MPTest.bytes("82 a1 78 a1 61 a1 71 c1")
+        #expect(MPTest.decodingError(XYZ.self, from: mismatchThenReserved)?.mpContext?.debugDescription
+                == Self.validationPassMessage(mismatchThenReserved))
+        // A nested value that nests deeper than the limit, under a key the type reads.
+        let deep = MPTest.bytes("81 a1 7a") + [UInt8](repeating: 0x91, count: 512) + [0x00]
+        #expect(MPTest.decodingError(InOrder.self, from: deep)?.mpIsDataCorrupted == true)
+        #expect(try decoder.decode(SkipsEverything.self, from: Self.fourFields).decoded)
+        #expect(MPTest.decodingError(SkipsEverything.self, from: reservedUnread)?.mpIsDataCorrupted == true)
     }
 
     @Test func depthLimitHoldsUnderAKeyNobodyReads() throws {

@@ -12,6 +12,11 @@ import Foundation
 /// offsets, kept in the shared `keyEntries` array so creating a container costs
 /// no allocation of its own) and compare keys as UTF-8 bytes.
 ///
+/// A small top-level map (the usual stored value) is read in one pass: keys
+/// are compared where they stand as the type asks for them in the order they
+/// were written, and each value is checked by the read that decodes it (see
+/// `TopLevelStream`). Only a lookup out of that order indexes the map.
+///
 /// The buffer is only borrowed: `invalidate()` forgets it when the top-level
 /// call returns, so a decoder or container that a type smuggled out of its
 /// `init(from:)` can only throw, never read freed memory.
@@ -42,10 +47,21 @@ final class MessagePackBufferDecoder: Decoder {
         var spans: [MessagePackContainerSpan]
         /// Super decoders handed out; invalidated together with this one.
         var children: [MessagePackBufferDecoder] = []
-        /// Entries of the top-level map, indexed while the input was validated
-        /// (see `prepare()`): the first keyed container at offset 0 uses them
-        /// instead of scanning the map again.
+        /// The top-level map while it is read in one pass (see `TopLevelStream`);
+        /// nil once it is indexed, and for every other input.
+        var stream: TopLevelStream?
+        /// Whether this decode began by streaming its top-level map; its input is then
+        /// checked as it is read, and again in full if the decode fails (see `reportMalformedInput`).
+        var streamed = false
+        /// Whether a keyed container was handed out for a streamed top-level map, which then
+        /// must not have keys other than strings and integers.
+        var streamedMapKeyed = false
+        /// The top-level map's index, made when a lookup leaves the stream's order
+        /// (see `indexStreamedMap()`): the container at offset 0 reads it.
         var topLevelMap: TopLevelMap?
+        /// The entries of `topLevelMap`, the hint first, apart from `keyEntries` so that the nested
+        /// containers' entries, which come and go with their values, never move them.
+        var topLevelEntries: [KeyEntry] = []
         /// The box of the last top-level keyed container handed out (a
         /// `KeyedDecodingContainer` is one reference to it), reused when nobody kept it.
         var topLevelBox: AnyObject?
@@ -58,8 +74,20 @@ final class MessagePackBufferDecoder: Decoder {
         var stackBoundsLookedUp = false
     }
 
-    /// The top-level map's index, made by `prepare()`. Its entries sit at the
-    /// start of `keyEntries` (the hint first), where they stay for the whole decode.
+    /// The top-level map read in one pass. `position` is the offset of the first
+    /// entry not yet passed; everything before it has been checked, either by the
+    /// read that decoded a value or by the validation walk. A lookup whose key is
+    /// the one at `position` returns its value's offset as `pendingValue`; the read
+    /// of that value then moves past it (`passedTopLevelValue`).
+    struct TopLevelStream {
+        var entryCount: Int
+        var passed: Int
+        var position: Int
+        var pendingValue = -1
+    }
+
+    /// The top-level map's index, made by `indexTopLevelMap()`. Its entries sit in
+    /// `topLevelEntries` (the hint first), where they stay for the whole decode.
     struct TopLevelMap {
         var entryCount: Int
         /// The first key that is neither a string nor an integer, which a keyed
@@ -103,6 +131,10 @@ final class MessagePackBufferDecoder: Decoder {
         state.pointee.keyEntries.removeAll(keepingCapacity: true)
         state.pointee.spans = []
         state.pointee.topLevelMap = nil
+        state.pointee.topLevelEntries.removeAll(keepingCapacity: true)
+        state.pointee.stream = nil
+        state.pointee.streamed = false
+        state.pointee.streamedMapKeyed = false
         for child in state.pointee.children { child.invalidate() }
         state.pointee.children = []
     }
@@ -125,40 +157,124 @@ final class MessagePackBufferDecoder: Decoder {
     }
 
     /// How many map entries the scratch table holds room for.
-    var keptEntryCapacity: Int { state.pointee.keyEntries.capacity }
+    var keptEntryCapacity: Int { max(state.pointee.keyEntries.capacity, state.pointee.topLevelEntries.capacity) }
 
     // MARK: Validation
 
-    /// Checks the whole input before any value is built: every length, the
-    /// nesting depth and the end of the top-level value against the end of the input.
-    ///
-    /// A top-level map (the usual stored value) is checked while its entries
-    /// are indexed, so its bytes are walked once instead of twice; anything
-    /// else is walked by `MessagePackReader.validateValue`. Both report the
-    /// same first problem in the same words.
+    /// Readies the input for decoding. A top-level map of a small input is only
+    /// opened: it is checked as it is read (`TopLevelStream`), and its end and
+    /// the entries nobody read are checked by `finishTopLevelMap()`. Anything
+    /// else is checked completely here, before any value is built, by
+    /// `MessagePackReader.validateValue`.
     /// - Throws: `DecodingError.dataCorrupted` for malformed input or trailing bytes.
     func prepare(spans: inout [MessagePackContainerSpan]?) throws {
         let bytes = state.pointee.bytes
         let end: Int
         do throws(MessagePackReadError) {
             if spans == nil, let format = bytes.first, MessagePackFormat.isMap(format) {
-                end = try indexTopLevelMap()
-            } else {
-                end = try reader.validateValue(at: 0, spans: &spans)
+                var position = 0
+                let count = try reader.readMapHeader(at: &position)
+                state.pointee.stream = TopLevelStream(entryCount: count, passed: 0, position: position)
+                state.pointee.streamed = true
+                return
+            }
+            end = try reader.validateValue(at: 0, spans: &spans)
+        } catch {
+            throw Self.corrupted(error)
+        }
+        guard end == bytes.count else { throw Self.trailingBytes(end: end, count: bytes.count) }
+        if let spans { state.pointee.spans = spans }
+    }
+
+    private static func corrupted(_ error: MessagePackReadError) -> DecodingError {
+        DecodingError.dataCorrupted(DecodingError.Context(codingPath: [], debugDescription: error.message))
+    }
+
+    private static func trailingBytes(end: Int, count: Int) -> DecodingError {
+        DecodingError.dataCorrupted(DecodingError.Context(
+            codingPath: [],
+            debugDescription: "Found \(count - end) unexpected bytes after the top-level MessagePack value, which ends at offset \(end)."))
+    }
+
+    /// Checks what the stream of a top-level map has not passed once the value
+    /// is decoded: the entries nobody read (walked as validation walks them),
+    /// their keys' kinds if a keyed container read the map, and the input's end.
+    func finishTopLevelMap() throws {
+        guard state.pointee.streamed else { return }
+        guard let stream = state.pointee.stream else {
+            // The map was indexed, which checked it all; what it found is reported even to a
+            // type that ignored the error its lookup threw.
+            guard let map = state.pointee.topLevelMap else {
+                try reportMalformedInput()
+                throw Self.corrupted(.invalidValue("The top-level map could not be read.", offset: 0))
+            }
+            if state.pointee.streamedMapKeyed, let unsupported = map.unsupportedKey {
+                throw unsupported.decodingError(expecting: [String: Any].self, codingPath: [])
+            }
+            return
+        }
+        state.pointee.stream = nil
+        let reader = self.reader
+        var position = stream.position
+        var unsupported: MessagePackReadError?
+        do throws(MessagePackReadError) {
+            for _ in stream.passed..<stream.entryCount {
+                let format = try reader.byte(at: position)
+                if unsupported == nil && !MessagePackFormat.isString(format) && !MessagePackFormat.isInteger(format) {
+                    unsupported = .unsupportedKey(found: format, offset: position)
+                }
+                position = try reader.validateValue(at: position, depth: 1)
+                position = try reader.validateValue(at: position, depth: 1)
             }
         } catch {
-            state.pointee.keyEntries.removeAll(keepingCapacity: true)
-            state.pointee.topLevelMap = nil
-            throw DecodingError.dataCorrupted(DecodingError.Context(codingPath: [], debugDescription: error.message))
+            throw Self.corrupted(error)
         }
-        guard end == bytes.count else {
-            state.pointee.keyEntries.removeAll(keepingCapacity: true)
-            state.pointee.topLevelMap = nil
-            throw DecodingError.dataCorrupted(DecodingError.Context(
-                codingPath: [],
-                debugDescription: "Found \(bytes.count - end) unexpected bytes after the top-level MessagePack value, which ends at offset \(end)."))
+        guard position == reader.bytes.count else { throw Self.trailingBytes(end: position, count: reader.bytes.count) }
+        if state.pointee.streamedMapKeyed, let unsupported {
+            throw unsupported.decodingError(expecting: [String: Any].self, codingPath: [])
         }
-        if let spans { state.pointee.spans = spans }
+    }
+
+    /// After a decode that streamed its top-level map failed: throws the input's
+    /// first structural problem, in the words of the validation walk, if it has
+    /// one, so that a malformed input is reported as malformed whatever the type
+    /// read first (as when the whole input was checked before decoding).
+    func reportMalformedInput() throws {
+        guard state.pointee.streamed else { return }
+        let bytes = state.pointee.bytes
+        var noSpans: [MessagePackContainerSpan]? = nil
+        let end: Int
+        do throws(MessagePackReadError) {
+            end = try reader.validateValue(at: 0, spans: &noSpans)
+        } catch {
+            throw Self.corrupted(error)
+        }
+        guard end == bytes.count else { throw Self.trailingBytes(end: end, count: bytes.count) }
+    }
+
+    /// Leaves the stream: indexes the whole top-level map (checking it, as
+    /// validation would, and its end), with the lookup hint where the stream stood.
+    /// - Throws: `DecodingError.dataCorrupted` for malformed input, and the
+    ///   unsupported-key error if a keyed container reads a map with such a key.
+    private func indexStreamedMap() throws {
+        guard let stream = state.pointee.stream else { return }
+        state.pointee.stream = nil
+        let end: Int
+        do throws(MessagePackReadError) {
+            end = try indexTopLevelMap()
+        } catch {
+            state.pointee.topLevelEntries.removeAll(keepingCapacity: true)
+            state.pointee.topLevelMap = nil
+            throw Self.corrupted(error)
+        }
+        guard end == state.pointee.bytes.count else {
+            state.pointee.topLevelMap = nil
+            throw Self.trailingBytes(end: end, count: state.pointee.bytes.count)
+        }
+        state.pointee.topLevelEntries[0].keyStart = stream.passed
+        if state.pointee.streamedMapKeyed, let unsupported = state.pointee.topLevelMap?.unsupportedKey {
+            throw unsupported.decodingError(expecting: [String: Any].self, codingPath: [])
+        }
     }
 
     /// Validates the map at offset 0 entry by entry (each key and value walked
@@ -167,9 +283,10 @@ final class MessagePackBufferDecoder: Decoder {
         let reader = self.reader
         var position = 0
         let count = try reader.readMapHeader(at: &position)
+        state.pointee.topLevelEntries.removeAll(keepingCapacity: true)
         // The header check guarantees 2 bytes per entry remain, so this is bounded by the input.
-        state.pointee.keyEntries.reserveCapacity(count + 1)
-        state.pointee.keyEntries.append(KeyEntry(keyStart: 0, keyLength: 0, valueStart: 0))
+        state.pointee.topLevelEntries.reserveCapacity(count + 1)
+        state.pointee.topLevelEntries.append(KeyEntry(keyStart: 0, keyLength: 0, valueStart: 0))
         var map = TopLevelMap(entryCount: count, unsupportedKey: nil)
         for _ in 0..<count {
             let keyOffset = position
@@ -177,16 +294,16 @@ final class MessagePackBufferDecoder: Decoder {
             if MessagePackFormat.isString(format) {
                 // Reading the string's range checks all a validation walk of it would.
                 let (start, length) = try reader.readStringRange(at: &position)
-                state.pointee.keyEntries.append(KeyEntry(keyStart: start, keyLength: length, valueStart: position))
+                state.pointee.topLevelEntries.append(KeyEntry(keyStart: start, keyLength: length, valueStart: position))
                 position = try reader.validateValue(at: position, depth: 1)
                 continue
             }
             position = try reader.validateValue(at: keyOffset, depth: 1)
             if MessagePackFormat.isInteger(format) {
-                state.pointee.keyEntries.append(KeyEntry(keyStart: keyOffset, keyLength: -1, valueStart: position))
+                state.pointee.topLevelEntries.append(KeyEntry(keyStart: keyOffset, keyLength: -1, valueStart: position))
             } else {
                 if map.unsupportedKey == nil { map.unsupportedKey = .unsupportedKey(found: format, offset: keyOffset) }
-                state.pointee.keyEntries.append(KeyEntry(keyStart: 0, keyLength: -2, valueStart: position))
+                state.pointee.topLevelEntries.append(KeyEntry(keyStart: 0, keyLength: -2, valueStart: position))
             }
             position = try reader.validateValue(at: position, depth: 1)
         }
@@ -285,20 +402,19 @@ final class MessagePackBufferDecoder: Decoder {
     // MARK: Decoder
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
-        if state.pointee.valueOffset == 0, let map = state.pointee.topLevelMap, state.pointee.codingPath.isEmpty {
-            if let unsupported = map.unsupportedKey {
-                throw unsupported.decodingError(expecting: [String: Any].self, codingPath: [])
+        if state.pointee.valueOffset == 0 && state.pointee.codingPath.isEmpty {
+            if state.pointee.stream != nil {
+                state.pointee.streamedMapKeyed = true
+                return topLevelContainer(Key.self)
             }
-            return topLevelContainer(Key.self)
+            if let map = state.pointee.topLevelMap {
+                if let unsupported = map.unsupportedKey {
+                    throw unsupported.decodingError(expecting: [String: Any].self, codingPath: [])
+                }
+                return topLevelContainer(Key.self)
+            }
         }
         return KeyedDecodingContainer(try makeKeyedContainer(Key.self, at: state.pointee.valueOffset, codingPath: nil))
-    }
-
-    /// A container's entry count: its own, or for the reused top-level
-    /// container (-1) the count of the current input's top-level map (0 once invalidated).
-    @inline(__always)
-    func resolvedEntryCount(_ count: Int) -> Int {
-        count >= 0 ? count : state.pointee.topLevelMap?.entryCount ?? 0
     }
 
     /// Whether a `KeyedDecodingContainer` is exactly one reference to its box,
@@ -426,20 +542,80 @@ final class MessagePackBufferDecoder: Decoder {
 
     // MARK: Key lookup
 
-    /// Returns the value offset stored under `key` in a keyed container's entries.
-    func findValue(forKey key: String, firstEntry: Int, entryCount: Int) -> Int? {
-        let entryCount = resolvedEntryCount(entryCount)
+    /// Returns the value offset stored under `key` in a keyed container's entries
+    /// (for the top-level container, entry count -1, the stream or the top-level index).
+    /// - Throws: Only for the top-level container, when leaving the stream finds the map
+    ///   malformed (see `indexStreamedMap()`).
+    @inline(__always)
+    func findValue(forKey key: String, firstEntry: Int, entryCount: Int) throws -> Int? {
+        guard entryCount < 0 else {
+            return withUnsafeMutablePointer(to: &state.pointee.keyEntries) {
+                findValue(forKey: key, in: $0, firstEntry: firstEntry, entryCount: entryCount)
+            }
+        }
+        if state.pointee.stream != nil {
+            if let offset = streamedValue(forKey: key) { return offset }
+            try indexStreamedMap()
+        }
+        let entryCount = state.pointee.topLevelMap?.entryCount ?? 0
+        return withUnsafeMutablePointer(to: &state.pointee.topLevelEntries) {
+            findValue(forKey: key, in: $0, firstEntry: 1, entryCount: entryCount)
+        }
+    }
+
+    /// The value offset of the stream's next entry if its key is `key` (the usual case: types
+    /// read their keys in the order they were written); nil otherwise.
+    @inline(__always)
+    private func streamedValue(forKey key: String) -> Int? {
+        guard let stream = state.pointee.stream, stream.passed < stream.entryCount else { return nil }
+        var position = stream.position
+        guard let format = try? reader.byte(at: position), MessagePackFormat.isString(format),
+              let (start, length) = try? reader.readStringRange(at: &position) else { return nil }
+        var key = key
+        let found = key.withUTF8 { matches(KeyEntry(keyStart: start, keyLength: length, valueStart: position), $0) }
+        guard found else { return nil }
+        state.pointee.stream?.pendingValue = position
+        return position
+    }
+
+    /// Moves the stream past the value at `offset` when it is the one the last lookup
+    /// returned: to `end`, where a read that decoded a scalar stopped, or past the
+    /// value walked as validation walks it (a container, or `end` nil).
+    /// - Throws: `DecodingError.dataCorrupted` when that walk finds the value malformed.
+    @inline(__always)
+    func passedTopLevelValue(at offset: Int, end: Int?) throws {
+        guard state.pointee.stream?.pendingValue == offset else { return }
+        var next: Int
+        if let end, let format = try? reader.byte(at: offset), !MessagePackFormat.isContainer(format) {
+            next = end
+        } else {
+            do throws(MessagePackReadError) {
+                next = try reader.validateValue(at: offset, depth: 1)
+            } catch {
+                throw Self.corrupted(error)
+            }
+        }
+        state.pointee.stream?.position = next
+        state.pointee.stream?.passed += 1
+        state.pointee.stream?.pendingValue = -1
+    }
+
+    /// Searches `count` entries of `table` from `firstEntry`, starting where the hint (the entry
+    /// before them) says.
+    @inline(__always)
+    private func findValue(forKey key: String, in table: UnsafeMutablePointer<[KeyEntry]>,
+                           firstEntry: Int, entryCount: Int) -> Int? {
         // Also rejects containers that outlived their value (their entries are gone).
-        guard entryCount > 0, firstEntry >= 1, firstEntry + entryCount <= state.pointee.keyEntries.count else { return nil }
+        guard entryCount > 0, firstEntry >= 1, firstEntry + entryCount <= table.pointee.count else { return nil }
         let hintIndex = firstEntry - 1
         var key = key
         return key.withUTF8 { keyBytes -> Int? in
-            var index = state.pointee.keyEntries[hintIndex].keyStart
+            var index = table.pointee[hintIndex].keyStart
             if index < 0 || index >= entryCount { index = 0 }
             for _ in 0..<entryCount {
-                let entry = state.pointee.keyEntries[firstEntry + index]
+                let entry = table.pointee[firstEntry + index]
                 if matches(entry, keyBytes) {
-                    state.pointee.keyEntries[hintIndex].keyStart = index + 1
+                    table.pointee[hintIndex].keyStart = index + 1
                     return entry.valueStart
                 }
                 index += 1
@@ -490,12 +666,22 @@ final class MessagePackBufferDecoder: Decoder {
 
     /// Builds the keys of a keyed container that `Key` can represent.
     func allKeys<Key: CodingKey>(_ type: Key.Type, firstEntry: Int, entryCount: Int) -> [Key] {
-        let entryCount = resolvedEntryCount(entryCount)
-        guard firstEntry >= 0, firstEntry + entryCount <= state.pointee.keyEntries.count else { return [] }
+        var table = state.pointee.keyEntries
+        var firstEntry = firstEntry
+        var entryCount = entryCount
+        if entryCount < 0 {
+            // The top-level map: its keys are all known only once it is indexed (a malformed
+            // map has none; the decode reports it).
+            guard (try? indexStreamedMap()) != nil, let map = state.pointee.topLevelMap, map.unsupportedKey == nil else { return [] }
+            table = state.pointee.topLevelEntries
+            firstEntry = 1
+            entryCount = map.entryCount
+        }
+        guard firstEntry >= 0, firstEntry + entryCount <= table.count else { return [] }
         let reader = self.reader
         var keys: [Key] = []
         keys.reserveCapacity(entryCount)
-        for entry in state.pointee.keyEntries[firstEntry..<firstEntry + entryCount] {
+        for entry in table[firstEntry..<firstEntry + entryCount] {
             if entry.keyLength < 0 {
                 guard let text = integerKeyText(at: entry.keyStart) else { continue }
                 if let key = Key(stringValue: text) ?? Int(text).flatMap(Key.init(intValue:)) {

@@ -8,14 +8,21 @@ import Foundation
 /// or by any other MessagePack implementation (the format rules are described
 /// on `MessagePackEncoder`).
 ///
-/// The input is read in place and checked completely before any value is
-/// built: every length against the bytes that remain, the nesting depth against
-/// a limit of 512 containers, and the end of the top-level value against the end
-/// of the input (a top-level map is checked in the same walk that indexes its
-/// entries). The decoding state is reused from one call to the next (see
+/// The input is read in place and every byte of it is checked before
+/// `decode` returns: every length against the bytes that remain, the nesting
+/// depth against a limit of 512 containers, and the end of the top-level value
+/// against the end of the input. A small top-level map (the usual stored value)
+/// is read in one pass: its keys are matched where they stand, in the order the
+/// type asks for them, and each value is checked by the read that decodes it;
+/// the entries nobody read are checked at the end. Anything else is checked
+/// completely before any value is built. A malformed input is refused as
+/// malformed, with the first problem in it, whatever the type read first; a
+/// type's `init(from:)` may have started before that problem was found. The
+/// decoding state is reused from one call to the next (see
 /// `MessagePackObjectPool`), so a flat keyed value costs no allocation beyond
-/// its own strings and arrays; each nested keyed container still costs one. No input can make it read out of bounds, and decoding time
-/// grows at most as n log n with the input size whatever its shape.
+/// its own strings and arrays; each nested keyed container still costs one. No
+/// input can make it read out of bounds, and decoding time grows at most as
+/// n log n with the input size whatever its shape.
 ///
 /// Only a recursive type (one that holds values of its own type) can recurse
 /// as deep as the input nests, through its own `init(from:)`: about 2 KB of
@@ -68,7 +75,15 @@ public struct MessagePackDecoder: Sendable {
             }
         }
         try decoder.prepare(spans: &spans)
-        return try decoder.decodeTopLevel(type)
+        do {
+            let value = try decoder.decodeTopLevel(type)
+            try decoder.finishTopLevelMap()
+            return value
+        } catch {
+            // Whatever failed first, a malformed input is reported as malformed.
+            try decoder.reportMalformedInput()
+            throw error
+        }
     }
 
     /// Decodes a value of `type` from a byte array.

@@ -17,8 +17,8 @@ struct MessagePackKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainer
     /// `MessagePackContainerLink` (which holds the decoder only once someone kept the container).
     let owner: AnyObject
     let firstEntry: Int
-    /// -1 for the top-level map's container, which the decoder resolves
-    /// (`MessagePackBufferDecoder.resolvedEntryCount`) in the same call as the lookup.
+    /// -1 for the top-level map's container, whose entries the decoder reads from the
+    /// stream or the top-level index of the current input (see `MessagePackBufferDecoder.findValue`).
     let entryCount: Int
     /// The container's coding path when it is not its decoder's own (a nested container's), or
     /// nil. Every `decode(_:forKey:)` goes through the standard library's box, which copies this
@@ -53,17 +53,24 @@ struct MessagePackKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainer
     var allKeys: [Key] { decoder.allKeys(Key.self, firstEntry: firstEntry, entryCount: entryCount) }
 
     func contains(_ key: Key) -> Bool {
-        lookup(key) != nil
+        (try? lookup(key)) != nil
     }
 
     @inline(__always)
-    private func lookup(_ key: Key) -> Int? {
-        decoder.findValue(forKey: key.stringValue, firstEntry: firstEntry, entryCount: entryCount)
+    private func lookup(_ key: Key) throws -> Int? {
+        try decoder.findValue(forKey: key.stringValue, firstEntry: firstEntry, entryCount: entryCount)
+    }
+
+    /// Tells the decoder that the value at `offset` was read up to `end` (nil: not known),
+    /// which moves the top-level map's stream past it (see `MessagePackBufferDecoder.TopLevelStream`).
+    @inline(__always)
+    private func passed(_ offset: Int, end: Int?) throws {
+        if entryCount < 0 { try decoder.passedTopLevelValue(at: offset, end: end) }
     }
 
     @inline(__always)
     private func valueOffset(for key: Key) throws -> Int {
-        guard let offset = lookup(key) else {
+        guard let offset = try lookup(key) else {
             throw DecodingError.keyNotFound(key, DecodingError.Context(
                 codingPath: codingPath,
                 debugDescription: "No value associated with key \(key) (\"\(key.stringValue)\")."))
@@ -73,9 +80,14 @@ struct MessagePackKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainer
 
     /// The value offset for `key`, or nil if the key is absent or its value is nil.
     @inline(__always)
-    private func presentValueOffset(for key: Key) -> Int? {
-        guard let offset = lookup(key), (try? decoder.reader.isNil(at: offset)) == false else { return nil }
-        return offset
+    private func presentValueOffset(for key: Key) throws -> Int? {
+        guard let offset = try lookup(key) else { return nil }
+        switch try? decoder.reader.isNil(at: offset) {
+        case false?: return offset
+        case true?: try passed(offset, end: offset + 1)
+        case nil: break
+        }
+        return nil
     }
 
     @inline(__always)
@@ -84,16 +96,21 @@ struct MessagePackKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainer
         _ body: (MessagePackReader, inout Int) throws(MessagePackReadError) -> T
     ) throws -> T {
         var position = offset
+        let value: T
         do throws(MessagePackReadError) {
-            return try body(decoder.reader, &position)
+            value = try body(decoder.reader, &position)
         } catch {
             throw error.decodingError(expecting: T.self, codingPath: codingPath + [key])
         }
+        try passed(offset, end: position)
+        return value
     }
 
     func decodeNil(forKey key: Key) throws -> Bool {
         let offset = try valueOffset(for: key)
-        return (try? decoder.reader.isNil(at: offset)) ?? false
+        guard (try? decoder.reader.isNil(at: offset)) == true else { return false }
+        try passed(offset, end: offset + 1)
+        return true
     }
 
     func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool {
@@ -150,19 +167,24 @@ struct MessagePackKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainer
 
     private func decodeValue<T: Decodable>(_ type: T.Type, at offset: Int, key: Key) throws -> T {
         guard let kind = MessagePackScalarKind(T.self) else {
-            return try decoder.decodeNested(T.self, at: offset, key: key, containerPath: codingPath)
+            let value = try decoder.decodeNested(T.self, at: offset, key: key, containerPath: codingPath)
+            try passed(offset, end: nil)
+            return value
         }
         var position = offset
+        let value: T
         do throws(MessagePackReadError) {
-            return try MessagePackScalarDecoding.read(T.self, kind: kind, from: decoder.reader, at: &position)
+            value = try MessagePackScalarDecoding.read(T.self, kind: kind, from: decoder.reader, at: &position)
         } catch {
             throw error.decodingError(expecting: T.self, codingPath: codingPath + [key])
         }
+        try passed(offset, end: position)
+        return value
     }
 
     // One lookup instead of the default implementation's three (contains, decodeNil, decode).
     func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
-        guard let offset = presentValueOffset(for: key) else { return nil }
+        guard let offset = try presentValueOffset(for: key) else { return nil }
         return try decodeValue(type, at: offset, key: key)
     }
 
@@ -184,7 +206,7 @@ struct MessagePackKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainer
     /// Shared body of the scalar `decodeIfPresent` overloads (a distinct label so
     /// it cannot resolve back to one of them).
     private func decodeIfPresent<T: Decodable>(key: Key, as type: T.Type) throws -> T? {
-        guard let offset = presentValueOffset(for: key) else { return nil }
+        guard let offset = try presentValueOffset(for: key) else { return nil }
         return try decodeValue(type, at: offset, key: key)
     }
 
@@ -202,7 +224,7 @@ struct MessagePackKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainer
 
     func superDecoder() throws -> any Decoder {
         let superKey = MessagePackCodingKey.super
-        guard let offset = decoder.findValue(forKey: superKey.stringValue, firstEntry: firstEntry,
+        guard let offset = try decoder.findValue(forKey: superKey.stringValue, firstEntry: firstEntry,
                                              entryCount: entryCount) else {
             throw DecodingError.keyNotFound(superKey, DecodingError.Context(
                 codingPath: codingPath, debugDescription: "No value associated with key \"super\"."))

@@ -60,6 +60,12 @@ package enum MessagePackFormat {
         byte <= positiveFixintMax || byte >= negativeFixintMin || (byte >= uint8 && byte <= int64)
     }
 
+    /// Whether `byte` starts a container (a map or an array of any size).
+    @inline(__always)
+    package static func isContainer(_ byte: UInt8) -> Bool {
+        byte & 0xe0 == fixmapMask || (byte >= array16 && byte <= map32)
+    }
+
     /// What kind of value a format byte starts, for "expected X but found Y" messages.
     package static func describe(_ byte: UInt8) -> String {
         switch byte {
