@@ -3,7 +3,9 @@ import GRDB
 /// The SQLite reference for full-text search: FTS5 through GRDB, the way its documentation
 /// suggests for an index over rows kept elsewhere — an external-content FTS5 table over a table of
 /// documents, `unicode61` with diacritics removed (Larder's tokenizer folds them too), no stemming
-/// on either side, ranked by FTS5's built-in BM25.
+/// on either side, ranked by FTS5's built-in BM25. SQLite's defaults otherwise: a rollback journal
+/// (`journal_mode = DELETE`) and `synchronous = FULL`, so that a commit is on the disk when it
+/// returns, as with Larder's default durability (`.full`).
 public final class FTS5Store {
     public let queue: DatabaseQueue
 
@@ -62,12 +64,25 @@ public final class FTS5Store {
         }
     }
 
+    /// The value of the pragma `name` (`journal_mode`, `synchronous`), as SQLite reports it.
+    public func setting(_ name: String) throws -> String {
+        try queue.read { db in try String.fetchOne(db, sql: "PRAGMA \(name)") ?? "?" }
+    }
+
     /// The bytes of the full-text index: FTS5's own tables (`search_data`, `search_idx`,
     /// `search_docsize`, `search_config`), not the documents table, whose counterpart in Larder is
     /// the objects themselves.
     public func indexBytes() throws -> Int {
         try queue.read { db in
             try Int.fetchOne(db, sql: "SELECT sum(pgsize) FROM dbstat WHERE name LIKE 'search_%'") ?? 0
+        }
+    }
+
+    /// The bytes of each of FTS5's tables.
+    public func indexBytesByTable() throws -> [(name: String, bytes: Int)] {
+        try queue.read { db in
+            try Row.fetchAll(db, sql: "SELECT name, sum(pgsize) AS bytes FROM dbstat WHERE name LIKE 'search_%' GROUP BY name ORDER BY name")
+                .map { ($0["name"], $0["bytes"]) }
         }
     }
 }

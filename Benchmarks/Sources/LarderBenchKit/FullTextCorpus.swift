@@ -7,6 +7,12 @@ public struct FullTextCorpus: Sendable {
         public let key: String
         public let title: String
         public let body: String
+
+        public init(key: String, title: String, body: String) {
+            self.key = key
+            self.title = title
+            self.body = body
+        }
     }
 
     public let vocabulary: [String]
