@@ -227,7 +227,10 @@ final class Environment: @unchecked Sendable {  // the handle is used under LMDB
     }
 
     /// Refuses a data file shorter than the pages its meta page says it has (a truncated copy):
-    /// LMDB maps the file, and reading a page past its end would stop the process (SIGBUS).
+    /// LMDB maps the file, and reading a page past its end would stop the process (SIGBUS). A
+    /// sound file may be shorter too, when the pages past its end are all free (a transaction
+    /// took them and freed them before it committed, so they were never written): those LMDB
+    /// never reads before writing them, and the free list, read from the file, says so.
     private func checkDataFileLength() throws {
         var info = MDB_envinfo()
         mdb_env_info(handle, &info)
@@ -236,7 +239,7 @@ final class Environment: @unchecked Sendable {  // the handle is used under LMDB
         let needed = (info.me_last_pgno + 1) * Int(pages.ms_psize)
         var fileStatus = stat()
         guard stat(dataFile, &fileStatus) == 0 else { return }
-        if Int(fileStatus.st_size) < needed {
+        if Int(fileStatus.st_size) < needed && !PageVerifier.pagesInUseAreInFile(dataFile: dataFile) {
             throw LarderError(
                 .corrupted,
                 "the data file is \(fileStatus.st_size) bytes but its pages need \(needed): it was truncated (restore it from a backup)",

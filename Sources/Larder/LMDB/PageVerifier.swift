@@ -53,6 +53,10 @@ struct PageVerifier {
     private let file: PageFile
     private var pageSize = 4096
     private var lastPage: UInt64 = 0
+    /// The first page past the end of the file when the file is shorter than the pages in use,
+    /// `nil` otherwise; the free list's pages from there on are gathered in ``freeTail``.
+    private var tailStart: UInt64?
+    private var freeTail = Set<UInt64>()
     private var visited = Set<UInt64>()
     private(set) var report = Report()
 
@@ -128,15 +132,47 @@ struct PageVerifier {
         report.transactionID = meta.transactionID
         lastPage = meta.lastPage
         let needed = (meta.lastPage.addingReportingOverflow(1).partialValue).multipliedReportingOverflow(by: UInt64(pageSize))
-        if meta.lastPage < 1 || needed.overflow || needed.partialValue > UInt64(file.size) {
-            return note(nil, "the data file is \(file.size) bytes, but its meta page says its pages end at page \(meta.lastPage) (\(needed.overflow ? "beyond any file" : "\(needed.partialValue) bytes")): it was truncated or the meta page is damaged")
+        if meta.lastPage < 1 || needed.overflow {
+            return note(nil, "the data file is \(file.size) bytes, but its meta page says its pages end at page \(meta.lastPage) (beyond any file): the meta page is damaged")
         }
         // Bytes past the last page in use (a longer file, even a partial page) are not read by
-        // LMDB: they are no damage.
+        // LMDB: they are no damage. A shorter file is sound when every page past its end is free
+        // (see `freeTailIsComplete`); the walk checks that no tree reaches one.
+        if needed.partialValue > UInt64(file.size) { tailStart = UInt64(file.size / pageSize) }
         visited = [0, 1]
         report.pagesChecked = 2
         walk(meta.freeDatabase, name: "the free list", isMain: false, isFreeList: true)
+        if !freeTailIsComplete {
+            return note(nil, "the data file is \(file.size) bytes, but its meta page says its pages end at page \(meta.lastPage) (\(needed.partialValue) bytes), and not all the pages past its end are free: it was truncated or the meta page is damaged")
+        }
         walk(meta.mainDatabase, name: "the main database", isMain: true, isFreeList: false)
+    }
+
+    /// Whether every page from ``tailStart`` to the last page in use is in the free list (true
+    /// when the file holds all the pages). A transaction that takes new pages at the end of the
+    /// file and frees them before it commits leaves them free and never written, so LMDB's last
+    /// page can lie past the end of a sound file; a truncated file cuts pages the trees use.
+    private var freeTailIsComplete: Bool {
+        guard let tailStart else { return true }
+        return tailStart <= lastPage && UInt64(freeTail.count) == lastPage - tailStart + 1
+    }
+
+    /// Whether the data file at `path` holds every page its newest meta page's trees can use:
+    /// it is as long as its pages, or the pages past its end are all free (see
+    /// ``freeTailIsComplete``). False for a file whose meta pages or free list cannot be read.
+    static func pagesInUseAreInFile(dataFile path: String) -> Bool {
+        guard let file = PageFile(path: path) else { return false }
+        var verifier = PageVerifier(file: file)
+        guard let meta = verifier.chooseMeta(preferring: nil), verifier.report.problemCount == 0 else { return false }
+        file.refreshSize()
+        verifier.lastPage = meta.lastPage
+        let needed = (meta.lastPage.addingReportingOverflow(1).partialValue).multipliedReportingOverflow(by: UInt64(verifier.pageSize))
+        guard !needed.overflow else { return false }
+        guard needed.partialValue > UInt64(file.size) else { return true }
+        verifier.tailStart = UInt64(file.size / verifier.pageSize)
+        verifier.visited = [0, 1]
+        verifier.walk(meta.freeDatabase, name: "the free list", isMain: false, isFreeList: true)
+        return verifier.report.problemCount == 0 && verifier.freeTailIsComplete
     }
 
     /// The larger transaction id of the two meta pages as they are now (either may be damaged).
@@ -328,6 +364,11 @@ struct PageVerifier {
                     return note(number, "the overflow page number of node \(index) of page \(number) runs past the end of the page")
                 }
                 checkOverflow(page.uint64(at: dataStart), valueSize: dataSize, from: number, context: context, tally: &tally)
+                // A long free-list entry lives on overflow pages: its page numbers count too.
+                if context.isFreeList, tailStart != nil, !full,
+                   let value = file.read(at: Int(page.uint64(at: dataStart)) * pageSize + PageLayout.headerSize, length: dataSize) {
+                    checkFreeListEntry(value.slice(0, dataSize), page: number)
+                }
             case PageLayout.subDatabase where context.isMain:
                 guard dataSize == PageLayout.databaseRecordSize, dataStart + dataSize <= pageSize else {
                     return note(number, "the record of named database node \(index) of page \(number) is \(dataSize) bytes, not \(PageLayout.databaseRecordSize)")
@@ -369,8 +410,12 @@ struct PageVerifier {
         guard bytes.count >= 8, bytes.count % 8 == 0, bytes.uint64(at: 0) == UInt64(bytes.count / 8 - 1) else {
             return note(number, "a free-list entry on page \(number) is not a list of page numbers")
         }
-        for index in 1..<(bytes.count / 8) where bytes.uint64(at: index * 8) > lastPage {
-            return note(number, "the free list names page \(bytes.uint64(at: index * 8)), past the last page in use \(lastPage)")
+        for index in 1..<(bytes.count / 8) {
+            let free = bytes.uint64(at: index * 8)
+            if free > lastPage {
+                return note(number, "the free list names page \(free), past the last page in use \(lastPage)")
+            }
+            if let tailStart, free >= tailStart { freeTail.insert(free) }
         }
     }
 
