@@ -126,6 +126,13 @@ struct FullTextSearchTests {
     }
 
     @Test func queriesAgreeWithABruteForceModel() throws {
+        try Self.checkAgainstTheModel(varyingRunLimits: false)
+    }
+
+    /// Random small transactions against a brute-force model, every query kind checked after
+    /// each; with `varyingRunLimits`, the limits of the runs change at every step (the caller
+    /// must be alone to change them: they are the process's).
+    static func checkAgainstTheModel(varyingRunLimits: Bool) throws {
         let seed = ProcessInfo.processInfo.environment["LARDER_SEED"].flatMap(UInt64.init) ?? UInt64.random(in: 0...UInt64.max)
         var random = SplitMix(seed: seed)
         var failed = false
@@ -141,8 +148,21 @@ struct FullTextSearchTests {
             // bytes: sometimes none wait at all, sometimes a few, usually all.
             let byteLimit = FullTextPendingPostings.byteLimit.load(ordering: .relaxed)
             defer { FullTextPendingPostings.byteLimit.store(byteLimit, ordering: .relaxed) }
+            // A flush becomes a run or goes to the blocks, and the runs fold after one, a few or
+            // many (see FullTextStorage+Runs).
+            let runLimits = (FullTextStorage.runByteLimit.load(ordering: .relaxed), FullTextStorage.runCountLimit.load(ordering: .relaxed))
+            defer {
+                if varyingRunLimits {
+                    FullTextStorage.runByteLimit.store(runLimits.0, ordering: .relaxed)
+                    FullTextStorage.runCountLimit.store(runLimits.1, ordering: .relaxed)
+                }
+            }
             for step in 0..<(80 * modelTestScale) where !failed {
                 FullTextPendingPostings.byteLimit.store([0, 300, byteLimit].randomElement(using: &random)!, ordering: .relaxed)
+                if varyingRunLimits {
+                    FullTextStorage.runByteLimit.store([0, 400, runLimits.0].randomElement(using: &random)!, ordering: .relaxed)
+                    FullTextStorage.runCountLimit.store([1, 3, runLimits.1].randomElement(using: &random)!, ordering: .relaxed)
+                }
                 var next = model
                 var nextWords = words
                 let rolledBack = Int.random(in: 0..<12, using: &random) == 0
@@ -484,11 +504,14 @@ extension FullTextSearchTests {
     static func blocks(of term: String, in txn: ReadTransaction, search name: String) throws -> [(first: UInt64, documents: Int, bytes: Int)] {
         let runtime = try txn.extensionRuntime(named: name, as: FullTextSearchRuntime<Note, NoMetadata>.self)
         var found: [(UInt64, Int, Int)] = []
-        let prefix = Array(term.utf8) + [0]
-        try txn.lmdb.forEachEntry(in: runtime.storage.postings, withPrefix: prefix) { key, value in
-            var reader = FullTextByteReader(value, what: "a postings block")
-            found.append((FullTextVarint.bigEndian(in: key, at: prefix.count), try reader.int(upTo: value.count), value.count))
-            return true
+        // The term's blocks, then its blocks in each live run.
+        let ranges = FullTextStorage.postingRanges(from: Array(term.utf8) + [0], to: Array(term.utf8) + [1], runs: try runtime.storage.runs(in: txn.lmdb))
+        for range in ranges {
+            try txn.lmdb.forEachEntry(in: runtime.storage.postings, from: range.lower, to: range.upper) { key, value in
+                var reader = FullTextByteReader(value, what: "a postings block")
+                found.append((FullTextVarint.bigEndian(in: key, at: key.count - 8), try reader.int(upTo: value.count), value.count))
+                return true
+            }
         }
         return found
     }

@@ -73,7 +73,7 @@ struct MaintenanceTests {
     @Test func statisticsOfAFreshStoreAndAfterWrites() throws {
         try withStore { db, _ in
             let fresh = try db.statistics()
-            #expect(fresh.formatVersion == 6 && LarderVersion.storeFormat == 6)  // a new store records the newest format
+            #expect(fresh.formatVersion == 7 && LarderVersion.storeFormat == 7)  // a new store records the newest format
             #expect(fresh.objectCount == 0 && fresh.metadataCount == 0 && fresh.collectionCount == 0)
             #expect(fresh.lastCommit == 0 && fresh.changeLogEntries == 0)
             #expect(fresh.pageSize >= 4096 && fresh.mapSize >= fresh.usedBytes && fresh.usedBytes > 0)

@@ -4,7 +4,7 @@
 /// stored bytes raises the version when it first writes bytes an older Larder would misread.
 enum StoreFormat {
     /// The newest store format this version reads and writes: what a new store records.
-    static let current: UInt32 = recordsInMainDatabase
+    static let current: UInt32 = fullTextRuns
     /// The format of a store of Larder 0.1 without checksummed values (it still opens and reads;
     /// its first commit raises it to ``binaryLogPayload``).
     static let plain: UInt32 = 1
@@ -33,6 +33,12 @@ enum StoreFormat {
     /// recorded by a new store and by the first write to an older one, which moves the records:
     /// a Larder that reads up to 5 would find no counts, so it refuses the store instead.
     static let recordsInMainDatabase: UInt32 = 6
+    /// The format whose full-text indexes may keep the postings of small transactions in runs at
+    /// the end of their `postings` database (keys starting `0xFF`, see `FullTextStorage+Runs`),
+    /// recorded by a new store and by the first write of a run to an older one: a Larder that
+    /// reads up to 6 would not see the runs' postings (wrong search results, and edits that
+    /// miss them), so it refuses the store instead.
+    static let fullTextRuns: UInt32 = 7
     /// The key of the version in the store's `larder` database.
     static let versionKey = "format-version"
 }

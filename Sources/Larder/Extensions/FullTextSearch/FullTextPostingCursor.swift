@@ -1,10 +1,16 @@
 /// Walks the postings of one term document by document, block after block, decoding in place
 /// from the bytes LMDB lends: what a phrase needs to check several terms side by side without
 /// gathering any of them first. A jump to a later document skips every block that ends before
-/// it without decoding it (the next block's key says where it starts).
+/// it without decoding it (the next block's key says where it starts). The term's blocks come
+/// first, then its blocks in each live run, oldest first (see `FullTextStorage+Runs`): its
+/// documents in id order.
 struct FullTextPostingCursor {
     private let cursor: Cursor
-    private let prefix: [UInt8]
+    /// The key prefix of the term's blocks, then of its blocks in each run.
+    private let prefixes: [[UInt8]]
+    /// Which of ``prefixes`` the LMDB cursor is in.
+    private var part = 0
+    private var prefix: [UInt8] { prefixes[part] }
     private let lastColumn: Int
     private var block = UnsafeRawBufferPointer(start: nil, count: 0)
     private var offset = 0
@@ -19,13 +25,13 @@ struct FullTextPostingCursor {
     private(set) var id: UInt64?
     private(set) var length: UInt64 = 0
 
-    /// A cursor on the postings of `term`, before its first document; `lastColumn` is the
-    /// largest column number a posting may name.
-    init(_ cursor: Cursor, term: [UInt8], lastColumn: Int) {
+    /// A cursor on the postings of `term` (in the blocks, then in the live `runs`), before its
+    /// first document; `lastColumn` is the largest column number a posting may name.
+    init(_ cursor: Cursor, term: [UInt8], runs: Range<UInt64>, lastColumn: Int) {
         self.cursor = cursor
         var prefix = term
         prefix.append(0)
-        self.prefix = prefix
+        prefixes = [prefix] + runs.map { FullTextStorage.runPrefix($0) + prefix }
         self.lastColumn = lastColumn
     }
 
@@ -41,11 +47,24 @@ struct FullTextPostingCursor {
 
     /// Moves to the term's first document; `false` when it has none.
     mutating func start() throws -> Bool {
-        guard let first = try prefix.withUnsafeBytes({ try blockOf(try cursor.seek(atLeast: $0)) }) else {
+        part = 0
+        var first = try prefix.withUnsafeBytes { try blockOf(try cursor.seek(atLeast: $0)) }
+        if first == nil { first = try nextPart() }
+        guard let first else {
             id = nil
             return false
         }
         return try enter(first)
+    }
+
+    /// The first block of the next part (run) that has one, the LMDB cursor moved to it; `nil`
+    /// when no part is left.
+    private mutating func nextPart() throws -> (first: UInt64, value: UnsafeRawBufferPointer)? {
+        while part + 1 < prefixes.count {
+            part += 1
+            if let found = try prefix.withUnsafeBytes({ try blockOf(try cursor.seek(atLeast: $0)) }) { return found }
+        }
+        return nil
     }
 
     /// Starts reading `block` at its first document.
@@ -82,7 +101,11 @@ struct FullTextPostingCursor {
     /// The block after the current one (the LMDB cursor moves to it once).
     private mutating func nextBlock() throws -> (first: UInt64, value: UnsafeRawBufferPointer)? {
         if let following { return following }
-        let found = try blockOf(try cursor.next())
+        var found = try blockOf(try cursor.next())
+        if found == nil { found = try nextPart() }
+        if let found, let current = id, found.first <= current {
+            throw damaged("a later run holds documents not newer than the ones before it")
+        }
         following = .some(found)
         return found
     }

@@ -55,6 +55,21 @@ extension FullTextPostingsEditor {
             }
         }
         // The rest in new blocks, each as full as the caps allow.
+        try writeNewBlocks(waiting, from: next, prefix: prefix)
+        return true
+    }
+
+    /// Writes a transaction's waiting postings of a term as new blocks under `prefix` (`term ‖
+    /// 0x00`, or a run's prefix of it, see `FullTextStorage+Runs`), each as full as the caps allow.
+    /// - Throws: LMDB failures.
+    mutating func writeBlocks(_ waiting: FullTextPendingPostings.Term, prefix: [UInt8]) throws {
+        try parseWaiting(waiting)
+        try writeNewBlocks(waiting, from: 0, prefix: prefix)
+    }
+
+    /// Writes ``waitingEntries`` from `next` on as new blocks under `prefix`.
+    private mutating func writeNewBlocks(_ waiting: FullTextPendingPostings.Term, from next: Int, prefix: [UInt8]) throws {
+        var next = next
         while next < waitingEntries.count {
             let start = next
             var size = waitingEntries[start].posting.count + 1
@@ -75,7 +90,6 @@ extension FullTextPostingsEditor {
             FullTextVarint.appendBigEndian(waitingEntries[start].id, to: &key)
             try putNew(key: key, value: value)
         }
-        return true
     }
 
     /// Reads where each waiting posting lies in `waiting.bytes` into ``waitingEntries``.

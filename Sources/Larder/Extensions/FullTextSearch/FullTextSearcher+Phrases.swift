@@ -9,8 +9,9 @@ extension FullTextSearcher {
     func phrase(_ terms: [[UInt8]], column: Int?) throws -> FullTextPostingList {
         var result = FullTextPostingList()
         let lastColumn = weights.count - 1
+        let runs = try storage.runs(in: lmdb)
         try lmdb.withCursors(storage.postings, count: terms.count) { opened in
-            var cursors = zip(opened, terms).map { FullTextPostingCursor($0, term: $1, lastColumn: lastColumn) }
+            var cursors = zip(opened, terms).map { FullTextPostingCursor($0, term: $1, runs: runs, lastColumn: lastColumn) }
             for index in cursors.indices { guard try cursors[index].start() else { return } }
             var current: [UInt64] = []
             var following: [UInt64] = []

@@ -113,9 +113,19 @@ struct FullTextSearcher {
         LarderError(.corruptValue, "a postings key of a full-text search is not term, NUL, document id; register it with a new versionTag to rebuild it", operation: "fullTextSearch")
     }
 
-    /// Appends to `list` every posting of the blocks with keys in [`lower`, `upper`) that has
-    /// an occurrence in `column` (`nil`: any), with its weighted frequency.
+    /// Appends to `list` every posting of the terms in [`lower`, `upper`) (`upper` nil: every term
+    /// from `lower` on) that has an occurrence in `column` (`nil`: any), with its weighted
+    /// frequency: from the blocks, then from each live run (see `FullTextStorage+Runs`), so that a
+    /// term's postings come in document id order.
     private func read(from lower: [UInt8], to upper: [UInt8]?, column: Int?, into list: inout FullTextPostingList) throws {
+        for range in FullTextStorage.postingRanges(from: lower, to: upper, runs: try storage.runs(in: lmdb)) {
+            try readBlocks(from: range.lower, to: range.upper, column: column, into: &list)
+        }
+    }
+
+    /// Appends to `list` the postings of the blocks with keys in [`lower`, `upper`) that have an
+    /// occurrence in `column` (`nil`: any).
+    private func readBlocks(from lower: [UInt8], to upper: [UInt8], column: Int?, into list: inout FullTextPostingList) throws {
         let weights = self.weights
         let lastColumn = weights.count - 1
         try lmdb.forEachEntry(in: storage.postings, from: lower, to: upper) { key, value in

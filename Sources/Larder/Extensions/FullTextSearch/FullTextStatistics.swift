@@ -1,8 +1,10 @@
 /// The statistics record, under document id 0 in `documents`: what BM25 needs about the whole
 /// index, and the next document id to give.
 ///
-/// Layout: the number of documents, the next document id, the number of columns, then the total
-/// number of tokens of each column over all documents; every number a varint.
+/// Layout: the number of documents, the next document id, the number of columns, the total
+/// number of tokens of each column over all documents, then, once the index has had runs (see
+/// `FullTextStorage+Runs`), the first live run, the next run number and the bytes of postings
+/// the live runs hold; every number a varint.
 struct FullTextStatistics: Equatable {
     /// The number of indexed documents.
     var documentCount = 0
@@ -10,6 +12,15 @@ struct FullTextStatistics: Equatable {
     var nextID: UInt64 = 1
     /// The total number of tokens of each column.
     var columnTotals: [Int]
+    /// The live runs of recent postings are `firstRun..<nextRun` (none when equal; numbers start
+    /// at 1 and are never given twice).
+    var firstRun: UInt64 = 1
+    var nextRun: UInt64 = 1
+    /// The bytes of postings the live runs hold.
+    var runBytes = 0
+
+    /// The numbers of the live runs, oldest first.
+    var runs: Range<UInt64> { firstRun..<nextRun }
 
     /// The `documents` key of the record: document id 0.
     static let key = [UInt8](repeating: 0, count: 8)
@@ -27,6 +38,11 @@ struct FullTextStatistics: Equatable {
         FullTextVarint.append(nextID, to: &bytes)
         FullTextVarint.append(columnTotals.count, to: &bytes)
         for total in columnTotals { FullTextVarint.append(total, to: &bytes) }
+        if nextRun > 1 {
+            FullTextVarint.append(firstRun, to: &bytes)
+            FullTextVarint.append(nextRun, to: &bytes)
+            FullTextVarint.append(runBytes, to: &bytes)
+        }
         return bytes
     }
 
@@ -42,6 +58,15 @@ struct FullTextStatistics: Equatable {
         let count = try reader.int(upTo: stored.count)
         guard count == columns else { throw reader.damaged("it has \(count) columns, the definition \(columns)") }
         for _ in 0..<count { statistics.columnTotals.append(try reader.int(upTo: Int.max)) }
+        if !reader.isAtEnd {
+            statistics.firstRun = try reader.varint()
+            statistics.nextRun = try reader.varint()
+            statistics.runBytes = try reader.int(upTo: Int.max)
+            guard statistics.firstRun >= 1, statistics.firstRun <= statistics.nextRun, statistics.nextRun < UInt64.max else {
+                throw reader.damaged("its runs are not a range of run numbers")
+            }
+            guard reader.isAtEnd else { throw reader.damaged("it has bytes after its runs") }
+        }
         return statistics
     }
 

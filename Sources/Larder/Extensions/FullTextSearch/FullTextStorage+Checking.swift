@@ -43,7 +43,12 @@ extension FullTextStorage {
             guard key.count >= 9, key[key.count - 9] == 0 else {
                 throw FullTextByteReader(key, what: "a postings key").damaged("it is not term, NUL, document id")
             }
-            let term = [UInt8](key[..<(key.count - 9)])
+            // A run's key (see `FullTextStorage+Runs`) names the term after the run's number.
+            let termStart = key.first == Self.runMarker ? 9 : 0
+            guard key.count - 9 > termStart else {
+                throw FullTextByteReader(key, what: "a postings key").damaged("it is not a run, term, NUL, document id")
+            }
+            let term = [UInt8](key[termStart..<(key.count - 9)])
             var reader = FullTextByteReader(value, what: "a postings block")
             var id = FullTextVarint.bigEndian(in: key, at: key.count - 8)
             for _ in 0..<(try reader.int(upTo: value.count)) {

@@ -2,7 +2,8 @@
 /// parts and the changes a write makes to them.
 ///
 /// - `postings`: `term ‖ 0x00 ‖ first document id` → a block of postings (see
-///   ``FullTextPostingsEditor``).
+///   ``FullTextPostingsEditor``); then the runs of recent postings, `0xFF ‖ run ‖ term ‖ 0x00 ‖
+///   first document id` → a block (see `FullTextStorage+Runs`).
 /// - `documents`: document id (`UInt64` big-endian) → the object's index and its columns' lengths
 ///   (``FullTextDocumentRecord``); id 0 holds the ``FullTextStatistics``.
 /// - `ids`: the object's storage key (`collection ‖ 0x00 ‖ key`) → its document id (8 bytes,
@@ -43,16 +44,30 @@ struct FullTextStorage: Sendable {
         try withPending(in: txn) { try flush(&$0, in: txn.lmdb) }
     }
 
-    /// Writes every waiting posting, each term's at once, in term order, and the statistics.
+    /// Writes every waiting posting, each term's at once, in term order, and the statistics: a
+    /// few as a new run, more (or when the runs are full) appended to the blocks after the runs
+    /// are folded into them (see `FullTextStorage+Runs`).
     /// - Throws: ``LarderError/Code/extensionInconsistent`` when a waiting posting is there
     ///   already; ``LarderError/Code/corruptValue`` for damaged blocks; LMDB failures.
     func flush(_ pending: inout FullTextPendingPostings, in lmdb: LMDBTransaction) throws {
         if pending.hasPostings {
-            var editor = FullTextPostingsEditor(lmdb: lmdb, postings: postings)
-            for waiting in pending.takeAll() {
-                guard try editor.append(waiting, to: Array(waiting.term.utf8)) else {
-                    throw LarderError(.extensionInconsistent, "the full-text index holds a posting of a document being added: register it with a new versionTag to rebuild it", operation: "fullTextSearch", extensionName: name)
+            var statistics = try self.statistics(&pending, in: lmdb)
+            let waiting = pending.takeAll()
+            let bytes = waiting.reduce(0) { $0 + $1.bytes.count }
+            if Self.writesRun(bytes, after: statistics) {
+                try writeRun(waiting, bytes: bytes, statistics: &statistics, in: lmdb)
+            } else {
+                try foldRuns(&statistics, in: lmdb)
+                var editor = FullTextPostingsEditor(lmdb: lmdb, postings: postings)
+                for term in waiting {
+                    guard try editor.append(term, to: Array(term.term.utf8)) else {
+                        throw LarderError(.extensionInconsistent, "the full-text index holds a posting of a document being added: register it with a new versionTag to rebuild it", operation: "fullTextSearch", extensionName: name)
+                    }
                 }
+            }
+            if pending.statistics != statistics {
+                pending.statistics = statistics
+                pending.statisticsChanged = true
             }
         }
         if pending.statisticsChanged, let statistics = pending.statistics {
@@ -103,6 +118,7 @@ struct FullTextStorage: Sendable {
                 statistics.add(lengths, sign: 1)
             case (let old?, nil):
                 let id = existing!
+                try foldRuns(&statistics, in: lmdb)
                 let old = FullTextDocumentTerms(texts: old, tokenizer: tokenizer)
                 for term in old.terms {
                     try flush(term, &pending, editor: &editor)
@@ -113,6 +129,7 @@ struct FullTextStorage: Sendable {
                 statistics.add(old.columnLengths, sign: -1)
             case (let old?, let new?):
                 let id = existing!
+                try foldRuns(&statistics, in: lmdb)
                 let old = FullTextDocumentTerms(texts: old, tokenizer: tokenizer)
                 let new = FullTextDocumentTerms(texts: new, tokenizer: tokenizer)
                 try replace(old, with: new, id: id, at: index, pending: &pending, editor: &editor)
@@ -201,7 +218,14 @@ struct FullTextStorage: Sendable {
         let lmdb = txn.lmdb
         var statistics = try withPending(in: txn) { pending in
             try flush(&pending, in: lmdb)
-            return try self.statistics(&pending, in: lmdb)
+            var statistics = try self.statistics(&pending, in: lmdb)
+            // The scan below edits blocks only.
+            if !statistics.runs.isEmpty {
+                try foldRuns(&statistics, in: lmdb)
+                pending.statistics = statistics
+                pending.statisticsChanged = true
+            }
+            return statistics
         }
         var removed = Set<UInt64>()
         try lmdb.removeAll(in: ids, withPrefix: StorageKey.prefix(of: collection)) { value in
