@@ -133,6 +133,44 @@ struct FullTextRunsTests {
         }
     }
 
+    /// A full block that an edit grows past the cap splits into a nearly full block, which keeps
+    /// its overflow page, and a small one on a leaf page; two halves of about 2 KiB would take an
+    /// overflow page each (the index grew 21% after rewriting 5% of real documents; 8% now).
+    @Test func aBlockThatOutgrowsTheCapSplitsUnevenly() throws {
+        try Self.withRunLimits(bytes: 0) {
+            try withStore { db, _ in
+                let search = try db.register(FullTextSearchTests.notes(tokenizer: FullTextTokenizer()), named: "notes")
+                // "common" three times in each of 1,000 documents: postings of about 10 bytes.
+                try db.write { txn in
+                    for number in 0..<1_000 {
+                        try txn.setObject(Note(title: "n\(number)", body: "common x common y common", tags: ""), forKey: "k\(number)", inCollection: "a")
+                    }
+                }
+                let before = try db.read { try FullTextSearchTests.blocks(of: "common", in: $0, search: "notes") }
+                let full = try #require(before.first)
+                #expect(full.bytes > FullTextPostingsEditor.maximumBlockBytes - 40)
+                // A document in the middle of the full block gets a much longer posting.
+                let inside = try #require(try db.read { txn in
+                    try txn.object(forKey: "k100", inCollection: "a", as: Note.self)
+                })
+                #expect(inside.title == "n100")
+                try db.write { txn in
+                    try txn.setObject(Note(title: "n100", body: Array(repeating: "common", count: 60).joined(separator: " "), tags: ""), forKey: "k100", inCollection: "a")
+                }
+                let after = try db.read { try FullTextSearchTests.blocks(of: "common", in: $0, search: "notes") }
+                let split = after.filter { $0.first < before.dropFirst().first?.first ?? .max }
+                #expect(split.count == 2)
+                #expect(split.map(\.bytes).max()! >= FullTextPostingsEditor.maximumBlockBytes - FullTextPostingsEditor.splitHeadroom - 200, "\(split)")
+                #expect(split.map(\.bytes).min()! < 1_000, "\(split)")
+                #expect(try db.read { try $0[search].count(matching: "common") } == 1_000)
+                #expect(try db.verifyExtensions().isEmpty)
+            }
+        }
+        #expect(FullTextPostingsEditor.unevenCut([1_000, 1_000, 1_000, 1_000, 200], total: 4_200) == 3)
+        #expect(FullTextPostingsEditor.unevenCut([4_000, 4_000], total: 8_000) == 1)
+        #expect(FullTextPostingsEditor.unevenCut([3_000, 3_000, 3_000], total: 9_000) == nil)  // the rest would not fit a block
+    }
+
     @Test func theModelAgreesWhateverTheRunLimits() throws {
         try FullTextSearchTests.checkAgainstTheModel(varyingRunLimits: true)
     }

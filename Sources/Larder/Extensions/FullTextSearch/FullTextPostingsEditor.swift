@@ -196,14 +196,31 @@ struct FullTextPostingsEditor {
         for entry in entries { total += entry.range.count + 2 }
         let pieces = max((total + Self.maximumBlockBytes - 1) / Self.maximumBlockBytes,
                          (entries.count + Self.maximumBlockDocuments - 1) / Self.maximumBlockDocuments, 1)
-        // Cut where the running size passes each piece's share, never leaving a piece empty.
         var cuts: [Int] = []
-        var running = 0
-        for (offset, entry) in entries.enumerated() {
-            if cuts.count < pieces - 1, offset > (cuts.last ?? 0), running >= total * (cuts.count + 1) / pieces {
-                cuts.append(offset)
+        // Each posting's bytes in a block: its delta, then the posting.
+        var sizes: [Int] = []
+        if pieces == 2 {
+            sizes.reserveCapacity(entries.count)
+            var previous = entries[0].id
+            for entry in entries {
+                sizes.append(entry.range.count + FullTextVarint.size(of: entry.id - previous))
+                previous = entry.id
             }
-            running += entry.range.count + 2
+        }
+        if pieces == 2, let cut = Self.unevenCut(sizes, total: sizes.reduce(0, +)),
+           cut <= Self.maximumBlockDocuments, entries.count - cut <= Self.maximumBlockDocuments {
+            // A block that grew just past the cap: two halves of about 2 KiB would each take a
+            // 4 KiB overflow page; a nearly full block and a small one take one page and a node.
+            cuts.append(cut)
+        } else {
+            // Cut where the running size passes each piece's share, never leaving a piece empty.
+            var running = 0
+            for (offset, entry) in entries.enumerated() {
+                if cuts.count < pieces - 1, offset > (cuts.last ?? 0), running >= total * (cuts.count + 1) / pieces {
+                    cuts.append(offset)
+                }
+                running += entry.range.count + 2
+            }
         }
         cuts.append(entries.count)
         if entries[0].id != oldFirst { try oldKey.withUnsafeBytes { _ = try lmdb.delete(postings, key: $0) } }
@@ -226,6 +243,24 @@ struct FullTextPostingsEditor {
             try put(key: key, value: value)
             start = end
         }
+    }
+
+    /// Room left in the first piece of an uneven split, for the postings later edits add.
+    static let splitHeadroom = 512
+
+    /// Where to cut a block of postings of `sizes` (`total` in all, just over the cap) into a
+    /// nearly full first piece, which keeps its overflow page, and a small second one, which
+    /// stays on a leaf page: after the first posting that fills the first piece to within
+    /// ``splitHeadroom`` of the cap. `nil` when the second piece would not fit a block.
+    static func unevenCut(_ sizes: some Sequence<Int>, total: Int) -> Int? {
+        var running = 0
+        for (offset, size) in sizes.enumerated() {
+            if offset > 0, running + size > maximumBlockBytes - splitHeadroom {
+                return total - running <= maximumBlockBytes ? offset : nil
+            }
+            running += size
+        }
+        return nil
     }
 
     func put(key: [UInt8], value: [UInt8]) throws {
