@@ -171,6 +171,37 @@ struct FullTextRunsTests {
         #expect(FullTextPostingsEditor.unevenCut([3_000, 3_000, 3_000], total: 9_000) == nil)  // the rest would not fit a block
     }
 
+    @Test func damagedRunRecordsAreReportedNotTrusted() throws {
+        try withStore(leavesDamage: true) { db, _ in
+            let search = try db.register(FullTextSearchTests.notes(tokenizer: FullTextTokenizer()), named: "notes")
+            for number in 0..<2 { try db.write { txn in try txn.setObject(Self.note(number), forKey: "k\(number)", inCollection: "a") } }
+            #expect(try Self.runs(in: db, search: "notes").live == 1..<3)
+            let storage = try db.read { try $0.extensionRuntime(named: "notes", as: FullTextSearchRuntime<Note, NoMetadata>.self).storage }
+
+            // A run the statistics do not list: readers do not see it, the check and the fold refuse it.
+            try db.write { txn in
+                let key = FullTextStorage.runPrefix(9) + Array("swift".utf8) + [0] + [0, 0, 0, 0, 0, 0, 0, 1]
+                try key.withUnsafeBytes { key in try [UInt8]([1, 0, 5, 1, 1, 1, 0]).withUnsafeBytes { try txn.lmdb.put(storage.postings, key: key, value: $0) } }
+            }
+            #expect(try db.read { try $0[search].count(matching: "swift") } == 2)
+            #expect(try !db.verifyExtensions().isEmpty)
+            let fold = #expect(throws: LarderError.self) {
+                try db.write { txn in _ = try txn.removeObject(forKey: "k0", inCollection: "a") }
+            }
+            #expect(fold?.code == .corruptValue)
+
+            // Statistics whose runs are not a range of run numbers.
+            try db.write { txn in
+                var statistics = try FullTextStatistics.read(from: storage.documents, columns: storage.columnCount, in: txn.lmdb)
+                statistics.firstRun = 5
+                statistics.nextRun = 2
+                try statistics.write(to: storage.documents, in: txn.lmdb)
+            }
+            let read = #expect(throws: LarderError.self) { try db.read { try $0[search].count(matching: "swift") } }
+            #expect(read?.code == .corruptValue)
+        }
+    }
+
     @Test func theModelAgreesWhateverTheRunLimits() throws {
         try FullTextSearchTests.checkAgainstTheModel(varyingRunLimits: true)
     }

@@ -8,6 +8,7 @@ public struct FullTextCorpus: Sendable {
         public let title: String
         public let body: String
 
+        /// A document under `key` with its two columns.
         public init(key: String, title: String, body: String) {
             self.key = key
             self.title = title

@@ -124,7 +124,8 @@ struct PageVerifier {
 
     // MARK: Meta pages
 
-    private mutating func run(preferring transactionID: UInt64?) {
+    /// Reads the meta pages, then walks the free list and, unless `freeListOnly`, the main database.
+    private mutating func run(preferring transactionID: UInt64?, freeListOnly: Bool = false) {
         guard let meta = chooseMeta(preferring: transactionID) else { return }
         // The size as it is after the meta page was read: a commit of another process between
         // the open of the file and that read grew the file first.
@@ -145,6 +146,7 @@ struct PageVerifier {
         if !freeTailIsComplete {
             return note(nil, "the data file is \(file.size) bytes, but its meta page says its pages end at page \(meta.lastPage) (\(needed.partialValue) bytes), and not all the pages past its end are free: it was truncated or the meta page is damaged")
         }
+        guard !freeListOnly else { return }
         walk(meta.mainDatabase, name: "the main database", isMain: true, isFreeList: false)
     }
 
@@ -163,16 +165,8 @@ struct PageVerifier {
     static func pagesInUseAreInFile(dataFile path: String) -> Bool {
         guard let file = PageFile(path: path) else { return false }
         var verifier = PageVerifier(file: file)
-        guard let meta = verifier.chooseMeta(preferring: nil), verifier.report.problemCount == 0 else { return false }
-        file.refreshSize()
-        verifier.lastPage = meta.lastPage
-        let needed = (meta.lastPage.addingReportingOverflow(1).partialValue).multipliedReportingOverflow(by: UInt64(verifier.pageSize))
-        guard !needed.overflow else { return false }
-        guard needed.partialValue > UInt64(file.size) else { return true }
-        verifier.tailStart = UInt64(file.size / verifier.pageSize)
-        verifier.visited = [0, 1]
-        verifier.walk(meta.freeDatabase, name: "the free list", isMain: false, isFreeList: true)
-        return verifier.report.problemCount == 0 && verifier.freeTailIsComplete
+        verifier.run(preferring: nil, freeListOnly: true)
+        return verifier.report.transactionID != nil && verifier.report.problemCount == 0
     }
 
     /// The larger transaction id of the two meta pages as they are now (either may be damaged).

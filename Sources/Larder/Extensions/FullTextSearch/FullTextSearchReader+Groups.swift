@@ -22,7 +22,7 @@ extension FullTextSearchReader {
         _ query: FullTextQuery, inGroup group: String, of view: ViewHandle<ViewObject, ViewMetadata>, limit: Int? = nil, offset: Int = 0
     ) throws -> [FullTextMatch] {
         let plan = try plan(query)
-        let searcher = searcher
+        let searcher = try searcher()
         var lists: [FullTextPostingList?] = []
         var ids = try searcher.matches(plan, lists: &lists)
         guard !ids.isEmpty else { return [] }

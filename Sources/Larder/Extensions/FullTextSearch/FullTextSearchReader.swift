@@ -34,8 +34,10 @@ public struct FullTextSearchReader<Object: Codable & Sendable, Metadata: Codable
     let transaction: ReadTransaction
     let runtime: FullTextSearchRuntime<Object, Metadata>
 
-    var searcher: FullTextSearcher {
-        FullTextSearcher(storage: runtime.storage, lmdb: transaction.lmdb, weights: runtime.definition.columnWeights)
+    /// A searcher of the index as it is now: call it after ``plan(_:)``, which settles the
+    /// transaction's pending writes.
+    func searcher() throws -> FullTextSearcher {
+        try FullTextSearcher(storage: runtime.storage, lmdb: transaction.lmdb, weights: runtime.definition.columnWeights)
     }
 
     /// `query` resolved for this search; in a write transaction, what it wrote to the search is
@@ -48,9 +50,8 @@ public struct FullTextSearchReader<Object: Codable & Sendable, Metadata: Codable
     }
 
     /// The documents `plan` matches, with the postings read, and their scores.
-    func scoredMatches(_ plan: FullTextPlan) throws -> (ids: [UInt64], scores: [Double]) {
+    func scoredMatches(_ plan: FullTextPlan, by searcher: FullTextSearcher) throws -> (ids: [UInt64], scores: [Double]) {
         var lists: [FullTextPostingList?] = []
-        let searcher = searcher
         let ids = try searcher.matches(plan, lists: &lists)
         return (ids, try searcher.scores(of: ids, plan: plan, lists: &lists))
     }
@@ -70,7 +71,9 @@ public struct FullTextSearchReader<Object: Codable & Sendable, Metadata: Codable
     /// - Complexity: O(p + m log k) for the p postings of the query's terms, m matching
     ///   documents and k = `offset + limit`, plus one lookup per result.
     public func search(_ query: FullTextQuery, limit: Int? = nil, offset: Int = 0) throws -> [FullTextMatch] {
-        let (ids, scores) = try scoredMatches(try plan(query))
+        let plan = try plan(query)
+        let searcher = try searcher()
+        let (ids, scores) = try scoredMatches(plan, by: searcher)
         return try searcher.ranked(ids, scores: scores, limit: limit, offset: offset)
     }
 
@@ -138,7 +141,8 @@ public struct FullTextSearchReader<Object: Codable & Sendable, Metadata: Codable
     ///   excluded term is read only when something is left to exclude from).
     public func count(matching query: FullTextQuery) throws -> Int {
         var lists: [FullTextPostingList?] = []
-        return try searcher.matches(try plan(query), lists: &lists).count
+        let plan = try plan(query)
+        return try searcher().matches(plan, lists: &lists).count
     }
 
     /// How many objects match the query `text`.

@@ -9,7 +9,7 @@ extension FullTextSearcher {
     func phrase(_ terms: [[UInt8]], column: Int?) throws -> FullTextPostingList {
         var result = FullTextPostingList()
         let lastColumn = weights.count - 1
-        let runs = try storage.runs(in: lmdb)
+        let runs = statistics.runs
         try lmdb.withCursors(storage.postings, count: terms.count) { opened in
             var cursors = zip(opened, terms).map { FullTextPostingCursor($0, term: $1, runs: runs, lastColumn: lastColumn) }
             for index in cursors.indices { guard try cursors[index].start() else { return } }

@@ -29,7 +29,6 @@ extension FullTextSearcher {
     func scores(of ids: [UInt64], plan: FullTextPlan, lists: inout [FullTextPostingList?]) throws -> [Double] {
         var scores = [Double](repeating: 0, count: ids.count)
         guard !ids.isEmpty else { return scores }
-        let statistics = try FullTextStatistics.read(from: storage.documents, columns: storage.columnCount, in: lmdb)
         let documents = Double(max(statistics.documentCount, 1))
         let averageLength = statistics.totalLength > 0 ? Double(statistics.totalLength) / documents : 1
         for (number, leaf) in plan.leaves.enumerated() where leaf.positive {

@@ -6,6 +6,18 @@ struct FullTextSearcher {
     let lmdb: LMDBTransaction
     /// Each column's weight (see ``FullTextSearch/columnWeights``).
     let weights: [Double]
+    /// The statistics record as the transaction sees it, read once: what ranking needs, and the
+    /// live runs every read of postings walks after the blocks.
+    let statistics: FullTextStatistics
+
+    /// A searcher of `storage` in `lmdb`, whose pending writes are settled.
+    /// - Throws: ``LarderError/Code/corruptValue`` for a damaged statistics record; LMDB failures.
+    init(storage: FullTextStorage, lmdb: LMDBTransaction, weights: [Double]) throws {
+        self.storage = storage
+        self.lmdb = lmdb
+        self.weights = weights
+        statistics = try FullTextStatistics.read(from: storage.documents, columns: storage.columnCount, in: lmdb)
+    }
 
     /// The documents `plan` matches, in id order, and the postings of the leaves read on the way
     /// (by leaf number; a leaf not needed to find the documents is not read).
@@ -118,7 +130,7 @@ struct FullTextSearcher {
     /// frequency: from the blocks, then from each live run (see `FullTextStorage+Runs`), so that a
     /// term's postings come in document id order.
     private func read(from lower: [UInt8], to upper: [UInt8]?, column: Int?, into list: inout FullTextPostingList) throws {
-        for range in FullTextStorage.postingRanges(from: lower, to: upper, runs: try storage.runs(in: lmdb)) {
+        for range in FullTextStorage.postingRanges(from: lower, to: upper, runs: statistics.runs) {
             try readBlocks(from: range.lower, to: range.upper, column: column, into: &list)
         }
     }
