@@ -45,3 +45,37 @@
 @attached(extension, conformances: ArchivedMessagePack, names: named(archiver), named(writeMessagePack(to:)), named(init(messagePack:)))
 @attached(member, names: named(init(messagePack:)))
 public macro Archived() = #externalMacro(module: "LarderMacrosPlugin", type: "ArchivedMacro")
+
+/// Generates a `Saveable` archiver as ``Archived()`` does, writing the map in `layout`.
+///
+/// ```swift
+/// import LarderMacros
+///
+/// @Archived(layout: .numbered)
+/// struct Reading: Codable {
+///     var sensor: String
+///     var celsius: Double
+///     var note: String?
+///
+///     enum CodingKeys: Int, CodingKey {
+///         case sensor = 1
+///         case celsius = 2
+///         case note = 3
+///     }
+/// }
+/// ```
+///
+/// With ``ArchivedLayout/numbered``, each entry's key is its field's number, the raw value of its
+/// `CodingKeys` case, written out for every case (an implicit number would change when the cases
+/// move) and different for each: one byte for numbers 0 to 127 where the name took its length
+/// plus one. The numbers are the type's promise: keep a field's number while the field lives,
+/// and never give a retired number to another field.
+///
+/// Either layout reads both: a type whose `CodingKeys` are `Int` matches an entry by its name or
+/// by its number, so values written before the switch read as they are (and are rewritten
+/// numbered when next written, or all at once with
+/// `MigrationStep(from:rearchiving:)`), and the `Codable` path (``MessagePackDecoder``) reads the
+/// numbered map too. The `Codable` path writes names.
+@attached(extension, conformances: ArchivedMessagePack, names: named(archiver), named(writeMessagePack(to:)), named(init(messagePack:)))
+@attached(member, names: named(init(messagePack:)))
+public macro Archived(layout: ArchivedLayout) = #externalMacro(module: "LarderMacrosPlugin", type: "ArchivedMacro")

@@ -10,6 +10,12 @@ enum ArchivedDiagnostic: String, DiagnosticMessage {
     case lazyProperty
     case propertyWrapper
     case unsupportedPattern
+    case unknownLayout
+    case numberedEnum
+    case numberedWithoutKeys
+    case implicitFieldNumber
+    case duplicateFieldNumber
+    case unreadableFieldNumber
 
     var message: String {
         switch self {
@@ -29,6 +35,18 @@ enum ArchivedDiagnostic: String, DiagnosticMessage {
             return "@Archived does not support property wrappers; archive this type through Codable"
         case .unsupportedPattern:
             return "@Archived needs one stored property per name (no tuple patterns)"
+        case .unknownLayout:
+            return "@Archived's layout is .named or .numbered"
+        case .numberedEnum:
+            return "@Archived(layout: .numbered) applies to structs and final classes; an enum is stored as its raw value"
+        case .numberedWithoutKeys:
+            return "@Archived(layout: .numbered) needs the fields' numbers: declare `enum CodingKeys: Int, CodingKey` with a number written out for each case"
+        case .implicitFieldNumber:
+            return "@Archived(layout: .numbered) needs this case's number written out (`case name = 1`): an implicit number changes when cases move"
+        case .duplicateFieldNumber:
+            return "@Archived(layout: .numbered) needs a different number for each field"
+        case .unreadableFieldNumber:
+            return "@Archived reads a field's number from an integer literal"
         }
     }
 

@@ -16,7 +16,7 @@ public struct ArchivedMacro: ExtensionMacro, MemberMacro {
         conformingTo protocols: [TypeSyntax],
         in context: some MacroExpansionContext
     ) throws -> [ExtensionDeclSyntax] {
-        let model = try ArchivedModel(declaration)
+        let model = try ArchivedModel(declaration, attribute: node)
         let typeName = type.trimmedDescription
         var members = [writer(model, typeName: typeName)]
         if model.kind != .finalClass {
@@ -38,7 +38,7 @@ public struct ArchivedMacro: ExtensionMacro, MemberMacro {
         in context: some MacroExpansionContext
     ) throws -> [DeclSyntax] {
         // The extension role reports what is wrong; reporting it twice would only add noise.
-        guard let model = try? ArchivedModel(declaration), model.kind == .finalClass,
+        guard let model = try? ArchivedModel(declaration, attribute: node), model.kind == .finalClass,
               let name = declaration.as(ClassDeclSyntax.self)?.name.text else { return [] }
         // Written for an extension's indentation; a member sits one level out.
         let lines = initializer(model, typeName: name).split(separator: "\n", omittingEmptySubsequences: false)
@@ -66,7 +66,8 @@ public struct ArchivedMacro: ExtensionMacro, MemberMacro {
         }
         for field in model.fields {
             let call = field.wrapped == nil ? "write" : "writeIfPresent"
-            lines.append("        try writer.\(call)(self.\(escaped(field.name)), forKey: \(literal(field.key)))")
+            let key = model.numbered ? "field: \(field.number ?? 0)" : "forKey: \(literal(field.key))"
+            lines.append("        try writer.\(call)(self.\(escaped(field.name)), \(key))")
         }
         lines.append("    }")
         return lines.joined(separator: "\n")
@@ -94,7 +95,7 @@ public struct ArchivedMacro: ExtensionMacro, MemberMacro {
         for field in model.fields {
             let read = field.wrapped == nil ? "read" : "readIfPresent"
             let type = field.wrapped ?? field.type
-            lines.append("            \(first ? "if" : "} else if") reader.keyIs(\(literal(field.key))) {")
+            lines.append("            \(first ? "if" : "} else if") \(keyTest(field, numbered: model.numbered)) {")
             lines.append("                \(local(field)) = try reader.\(read)((\(type)).self, forKey: \(literal(field.key)))")
             first = false
         }
@@ -108,6 +109,15 @@ public struct ArchivedMacro: ExtensionMacro, MemberMacro {
         }
         lines.append("    }")
         return lines.joined(separator: "\n")
+    }
+
+    /// The test that the key just read is `field`'s: its name, or (with `CodingKeys: Int`) its
+    /// number, either layout being read whatever the type writes; the written one first.
+    private static func keyTest(_ field: ArchivedModel.Field, numbered: Bool) -> String {
+        let name = "reader.keyIs(\(literal(field.key)))"
+        guard let number = field.number else { return name }
+        let byNumber = "reader.keyIs(field: \(number))"
+        return numbered ? "\(byNumber) || \(name)" : "\(name) || \(byNumber)"
     }
 
     /// The local that holds a property's value while the map is read.

@@ -101,3 +101,50 @@ final class Node: Codable, Equatable, @unchecked Sendable {
 public struct Empty: Codable, Equatable, Sendable {
     public init() {}
 }
+
+/// The numbered layout: each entry under its field's number (one byte up to 127, more above, a
+/// negative one), a retired number (4) no case uses, and an optional.
+@Archived(layout: .numbered)
+struct Reading: Codable, Equatable, Sendable {
+    var sensor: String
+    var celsius: Double
+    var note: String?
+    var inner: Inner
+    var tags: [String]
+    var count: Int
+
+    enum CodingKeys: Int, CodingKey {
+        case sensor = 1
+        case celsius = 2
+        case note = 3
+        case inner = 200
+        case tags = -7
+        case count = 0x10
+    }
+}
+
+/// `Reading` as it was before it took numbers: the same fields, written under their names.
+@Archived
+struct ReadingByName: Codable, Equatable, Sendable {
+    var sensor: String
+    var celsius: Double
+    var note: String?
+    var inner: Inner
+    var tags: [String]
+    var count: Int
+}
+
+/// `CodingKeys: Int` with implicit numbers, in the named layout: written with names, read by
+/// name or number.
+@Archived
+struct ImplicitlyNumbered: Codable, Equatable, Sendable {
+    var a: Int
+    var b: String
+    var c: Bool
+
+    enum CodingKeys: Int, CodingKey {
+        case a
+        case b = 10
+        case c
+    }
+}

@@ -1,6 +1,7 @@
 import LarderBenchKit
 
-/// Rows 9-at-scale, 9u-update, 9s-growth, 11-at-scale, 14-disk and 15-view-page (issue 17):
+/// Rows 9-at-scale, 9u-update, 9s-growth, 11-at-scale, 14-disk (and 14-disk-numbered, issue 35)
+/// and 15-view-page (issue 17):
 /// extensions measured on a store that already holds many items (`Scale.scaleItems`: 100 k at
 /// medium and large), where the empty-store rows 9 and 11 cannot see their cost grow.
 /// The sizes are placeholders in the text (`{items}`, `{growthSmall}`, `{growthLarge}`), filled
@@ -42,6 +43,12 @@ var scaleComparisons: [Comparison] { [
                larder: "data.mdb", reference: "SQLite file, index (category, price)",
                body: .bytes { fixtures in
                    let work = try DiskSizeWorkload(items: fixtures.scale.scaleItems)
+                   return (Double(work.larderBytes), Double(work.sqliteBytes))
+               }),
+    Comparison(id: "14-disk-numbered", workload: "14n. bytes on disk, {items} items with 1 view + 1 index, numbered layout",
+               larder: "data.mdb, @Archived(layout: .numbered)", reference: "SQLite file, index (category, price)",
+               body: .bytes { fixtures in
+                   let work = try DiskSizeWorkload(items: fixtures.scale.scaleItems, layout: .numbered)
                    return (Double(work.larderBytes), Double(work.sqliteBytes))
                }),
     Comparison(id: "15-view-page", workload: "15. page of 50 at a random position in a {items}-item group, cache off",

@@ -74,6 +74,27 @@ public struct MigrationStep: Sendable {
         }
     }
 
+    /// A step that reads the value with `type`'s archiver and writes it again with it: values
+    /// come out in the form the archiver writes today, whatever form an earlier version of it
+    /// wrote that it still reads. It moves a collection of an `@Archived` type to the numbered
+    /// layout (its generated reader reads names and numbers; its writer writes numbers):
+    ///
+    /// ```swift
+    /// // Version 1 was written with names; version 2 with numbers.
+    /// MigrationStep(from: 1, rearchiving: Reading.self)
+    /// ```
+    public init<Value: Saveable & SendableMetatype>(from version: Int, rearchiving type: Value.Type) {
+        self.fromVersion = version
+        self.fieldChanges = []
+        self.transform = { payload, format in
+            let archiver = Value.archiver
+            let value = try archiver.unarchive(payload, format: format)
+            var bytes: [UInt8] = []
+            try archiver.archive(value, into: &bytes)
+            return (bytes, archiver.format)
+        }
+    }
+
     /// A step over the raw bytes, for values of your own archivers: it gets the payload and its
     /// format and returns those of the next version.
     public init(from version: Int, bytes transform: @escaping @Sendable (_ payload: UnsafeRawBufferPointer, _ format: ArchiveFormat) throws -> (bytes: [UInt8], format: ArchiveFormat)) {

@@ -563,6 +563,33 @@ final class MessagePackBufferDecoder: Decoder {
         }
     }
 
+    /// Returns the value offset stored under the integer key `number` (a `CodingKey`'s
+    /// `intValue`, looked for when no key matches its `stringValue`: a map written in a
+    /// numbered layout). Entries and the top-level map as in `findValue(forKey:firstEntry:entryCount:)`.
+    func findValue(forIntegerKey number: Int, firstEntry: Int, entryCount: Int) throws -> Int? {
+        var table = state.pointee.keyEntries
+        var firstEntry = firstEntry
+        var entryCount = entryCount
+        if entryCount < 0 {
+            if state.pointee.stream != nil { try indexStreamedMap() }
+            table = state.pointee.topLevelEntries
+            firstEntry = 1
+            entryCount = state.pointee.topLevelMap?.entryCount ?? 0
+        }
+        guard entryCount > 0, firstEntry >= 1, firstEntry + entryCount <= table.count else { return nil }
+        let wanted = Int64(number)
+        for entry in table[firstEntry..<firstEntry + entryCount] where entry.keyLength < 0 {
+            var position = entry.keyStart
+            guard let integer = try? reader.readInteger(at: &position) else { continue }
+            switch integer {
+            case .negative(let value) where value == wanted: return entry.valueStart
+            case .nonNegative(let value) where wanted >= 0 && value == UInt64(wanted): return entry.valueStart
+            default: continue
+            }
+        }
+        return nil
+    }
+
     /// The value offset of the stream's next entry if its key is `key` (the usual case: types
     /// read their keys in the order they were written); nil otherwise.
     @inline(__always)

@@ -56,9 +56,16 @@ struct MessagePackKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainer
         (try? lookup(key)) != nil
     }
 
+    /// The value offset of `key`: the entry whose key is its `stringValue` (or an integer whose
+    /// decimal text that is), else, for a key with an `intValue`, the entry whose key is that
+    /// integer (a map written in a numbered layout, `@Archived(layout: .numbered)`).
     @inline(__always)
     private func lookup(_ key: Key) throws -> Int? {
-        try decoder.findValue(forKey: key.stringValue, firstEntry: firstEntry, entryCount: entryCount)
+        if let offset = try decoder.findValue(forKey: key.stringValue, firstEntry: firstEntry, entryCount: entryCount) {
+            return offset
+        }
+        guard let number = key.intValue else { return nil }
+        return try decoder.findValue(forIntegerKey: number, firstEntry: firstEntry, entryCount: entryCount)
     }
 
     /// Tells the decoder that the value at `offset` was read up to `end` (nil: not known),

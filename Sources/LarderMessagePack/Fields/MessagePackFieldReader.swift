@@ -6,7 +6,7 @@ import Foundation
 
 /// Reads MessagePack for generated archivers (`@Archived` of `LarderMacros`), accepting what
 /// ``MessagePackDecoder`` accepts: any integer form that fits, integer map keys matched by their
-/// decimal string, unknown keys skipped.
+/// decimal string or by a field's number (``keyIs(field:)``), unknown keys skipped.
 ///
 /// A reader walks the bytes once, as the generated code reads them, and refuses exactly what
 /// ``MessagePackDecoder`` refuses: every read checks its bounds and the kind of what it finds,
@@ -21,11 +21,14 @@ public struct MessagePackFieldReader {
     /// one up; whoever reads a nested value puts the count back when it returns (see
     /// ``read(_:forKey:)``), so the count follows the nesting without an end-of-container call.
     @usableFromInline var depth = 0
-    /// The key `readKey()` read last: its payload (start and length), or the digits of an
-    /// integer key. Usable from inline so that `keyIs(_:)` compiles into the generated code.
+    /// The key `readKey()` read last: a string's payload (start and length), or an integer
+    /// (`keyIsInteger`; its value in `integerKey`, or in `largeIntegerKey` above `Int64.max`).
+    /// Usable from inline so that `keyIs(_:)` compiles into the generated code.
     @usableFromInline var keyStart: UnsafeRawPointer?
     @usableFromInline var keyLength = 0
-    @usableFromInline var integerKey: String?
+    @usableFromInline var keyIsInteger = false
+    @usableFromInline var integerKey: Int64 = 0
+    var largeIntegerKey: UInt64?
 
     /// A reader of `bytes`, which should hold exactly one value (``finish()`` checks the end).
     package init(bytes: UnsafeRawBufferPointer) {
@@ -82,7 +85,7 @@ public struct MessagePackFieldReader {
                 let range = try reader.readStringRange(at: &offset)
                 keyStart = reader.bytes.baseAddress.map { $0 + range.start }
                 keyLength = range.length
-                integerKey = nil
+                keyIsInteger = false
             default:
                 let integer: MessagePackInteger
                 do throws(MessagePackReadError) {
@@ -90,7 +93,15 @@ public struct MessagePackFieldReader {
                 } catch {
                     throw .unsupportedKey(found: format, offset: start)
                 }
-                integerKey = integer.description
+                keyIsInteger = true
+                switch integer {
+                case .negative(let value):
+                    integerKey = value
+                    largeIntegerKey = nil
+                case .nonNegative(let value):
+                    integerKey = Int64(truncatingIfNeeded: value)
+                    largeIntegerKey = value > UInt64(Int64.max) ? value : nil
+                }
             }
         } catch {
             throw DecodingError.dataCorrupted(DecodingError.Context(codingPath: [], debugDescription: error.message))
@@ -100,7 +111,7 @@ public struct MessagePackFieldReader {
     /// Whether the key ``readKey()`` read is `key`.
     @inlinable
     public func keyIs(_ key: StaticString) -> Bool {
-        guard key.hasPointerRepresentation, integerKey == nil else { return slowKeyIs(key) }
+        guard key.hasPointerRepresentation, !keyIsInteger else { return slowKeyIs(key) }
         let length = key.utf8CodeUnitCount
         guard length == keyLength else { return false }
         guard let stored = keyStart else { return length == 0 }
@@ -113,14 +124,26 @@ public struct MessagePackFieldReader {
         return true
     }
 
-    /// `keyIs(_:)` for an integer key or a one-scalar `StaticString`.
+    /// `keyIs(_:)` for an integer key (matched by its decimal string, as ``MessagePackDecoder``
+    /// matches it) or a one-scalar `StaticString`.
     @usableFromInline
     func slowKeyIs(_ key: StaticString) -> Bool {
         let text = key.description
-        if let integerKey { return integerKey == text }
+        if keyIsInteger { return text == largeIntegerKey.map { String($0) } ?? String(integerKey) }
         guard let keyStart else { return text.isEmpty }
         return text.utf8.elementsEqual(UnsafeRawBufferPointer(start: keyStart, count: keyLength))
     }
+
+    /// Whether the key ``readKey()`` read is the integer `number`: a field's number in the
+    /// numbered layout (`@Archived(layout: .numbered)`).
+    @inlinable
+    public func keyIs(field number: Int) -> Bool {
+        keyIsInteger && integerKey == Int64(number) && (number >= 0 || !keyIsLarge)
+    }
+
+    /// Whether the integer key read last is above `Int64.max` (no field has such a number).
+    @usableFromInline
+    var keyIsLarge: Bool { largeIntegerKey != nil }
 
     /// Moves past the current value (an entry the type does not know), checking it whole as
     /// ``MessagePackDecoder`` checks the values it skips: bounds, the reserved byte, nesting.

@@ -70,6 +70,37 @@ public struct MessagePackFieldWriter {
         try write(value, forKey: key)
     }
 
+    /// Writes the field number `number` and then `value`, in the numbered layout
+    /// (`@Archived(layout: .numbered)`): the key is the integer, in its smallest form (one byte
+    /// from 0 to 127).
+    /// - Throws: what the value's `writeMessagePack(to:)` throws.
+    @inlinable
+    public mutating func write<T: MessagePackField>(_ value: T, field number: Int) throws {
+        writeSigned(Int64(number))
+        try value.writeMessagePack(to: &self)
+    }
+
+    /// Writes the field number `number` and then `value` through its `Encodable` conformance.
+    /// - Throws: what ``MessagePackEncoder/encode(_:into:)`` throws.
+    public mutating func write<T: Encodable>(_ value: T, field number: Int) throws {
+        writeSigned(Int64(number))
+        try MessagePackEncoder().encode(value, into: &writer.bytes)
+    }
+
+    /// Writes the field number and the value when `value` is not nil; nothing when it is.
+    /// - Throws: what the value's `writeMessagePack(to:)` throws.
+    public mutating func writeIfPresent<T: MessagePackField>(_ value: T?, field number: Int) throws {
+        guard let value else { return }
+        try write(value, field: number)
+    }
+
+    /// Writes the field number and the value through `Encodable` when `value` is not nil.
+    /// - Throws: what ``MessagePackEncoder/encode(_:into:)`` throws.
+    public mutating func writeIfPresent<T: Encodable>(_ value: T?, field number: Int) throws {
+        guard let value else { return }
+        try write(value, field: number)
+    }
+
     /// Writes `key` as a str, as a map's key; the value comes next.
     /// - Throws: `EncodingError.invalidValue` when the key has no MessagePack form.
     @usableFromInline

@@ -27,4 +27,48 @@ struct GeneratedArchiverSamples {
             #expect(bytes == (try MessagePackEncoder().encode(tool)))
         }
     }
+
+    @Archived(layout: .numbered)
+    struct Reading: Codable {
+        var sensor: String
+        var celsius: Double
+        var note: String?
+
+        enum CodingKeys: Int, CodingKey {
+            case sensor = 1
+            case celsius = 2
+            case note = 3
+        }
+    }
+
+    /// `Reading` before it took numbers.
+    @Archived
+    struct NamedReading: Codable {
+        var sensor: String
+        var celsius: Double
+        var note: String?
+    }
+
+    @Test func numberedLayoutAndItsMigration() throws {
+        try withStore { db, _ in
+            try db.write { try $0.setObject(NamedReading(sensor: "s1", celsius: 21.5, note: nil), forKey: "r1", inCollection: "readings") }
+            func storedSize() throws -> Int? {
+                try db.read { try $0.withStoredObject(forKey: "r1", inCollection: "readings") { _, bytes in bytes.count } }
+            }
+            let named = try storedSize()
+            // The numbered type reads the named value as it is.
+            #expect(try db.read { try $0.object(forKey: "r1", inCollection: "readings", as: Reading.self) }?.celsius == 21.5)
+            db.register(ValueMigrations(collection: "readings", currentVersion: 1, steps: [
+                MigrationStep(from: 0, rearchiving: Reading.self),
+            ]))
+            try db.migrate(collection: "readings")
+            let numbered = try storedSize()
+            // "sensor" and "celsius" (7 + 8 bytes as keys) became 1 and 2 (a byte each).
+            #expect(numbered.map { $0 + 13 } == named)
+            #expect(try db.read { try $0.object(forKey: "r1", inCollection: "readings", as: Reading.self) }?.sensor == "s1")
+            // The Codable path reads the numbered map too.
+            let codable = try db.read { try $0.object(forKey: "r1", inCollection: "readings", archiver: MessagePackArchiver<Reading>()) }
+            #expect(codable?.sensor == "s1" && codable?.note == nil)
+        }
+    }
 }
