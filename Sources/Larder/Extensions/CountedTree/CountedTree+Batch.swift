@@ -12,9 +12,13 @@ extension CountedTree {
     /// - Throws: as ``insert(_:)``.
     /// - Complexity: one descent per leaf the keys fall in (O(log n) each), plus the keys; a
     ///   change that would make its leaf split or fall below ``minimumFill`` goes alone, as
-    ///   ``insert(_:)`` or ``remove(_:)``, and the changes after it descend again.
+    ///   ``insert(_:)`` or ``remove(_:)``, and the changes after it descend again. A run that
+    ///   follows a merged run under the same lowest branch starts there (``CountedTreeFinger``):
+    ///   the branches above are neither read nor parsed again.
     func apply(sorted changes: [CountedTreeChange]) throws {
         var start = 0
+        // The branches above the last run's leaf, while only counts have changed in them.
+        var finger: CountedTreeFinger?
         while start < changes.count {
             var header = try readHeader()
             guard header.root != 0 else {
@@ -23,7 +27,14 @@ extension CountedTree {
                 start += 1
                 continue
             }
-            var descent = try changes[start].key.withUnsafeBufferPointer { try descend(to: $0, header: header) }
+            var descent: CountedTreeDescent
+            let fromFinger = finger?.holds(changes[start].key) ?? false
+            if let finger, fromFinger {
+                descent = finger.descent(to: changes[start].key)
+                try changes[start].key.withUnsafeBufferPointer { try readLeaf(of: &descent, key: $0) }
+            } else {
+                descent = try changes[start].key.withUnsafeBufferPointer { try descend(to: $0, header: header) }
+            }
             // The run of changes whose keys fall in this leaf: from the first (which descended
             // here) to the last below the leaf's upper bound, cut where the leaf would outgrow
             // the fanout or fall below the minimum (the change there goes alone, splitting or
@@ -42,10 +53,20 @@ extension CountedTree {
                 end += 1
             }
             if end - start == 1 {
+                // It may reshape the branches: the next run descends from the root.
+                finger = nil
                 let change = changes[start]
                 _ = change.present ? try insert(change.key, at: &descent, header: &header) : try remove(at: &descent, header: &header)
+            } else if let delta = try merge(changes[start..<end], into: &descent, header: &header) {
+                if fromFinger, var kept = finger, let lowest = descent.path.last {
+                    kept.path = descent.path
+                    kept.slots[lowest.index].count += delta
+                    finger = kept
+                } else {
+                    finger = try CountedTreeFinger(descent)
+                }
             } else {
-                try merge(changes[start..<end], into: &descent, header: &header)
+                finger = nil
             }
             start = end
         }
@@ -54,7 +75,10 @@ extension CountedTree {
     /// Merges `changes` (ascending, all within the leaf `descent` reached, and too few to make it
     /// outgrow ``fanout`` or fall below ``minimumFill``) into that leaf: the leaf's bytes are
     /// copied in runs around the entries removed and the entries inserted, without decoding it.
-    private func merge(_ changes: ArraySlice<CountedTreeChange>, into descent: inout CountedTreeDescent, header: inout CountedTreeHeader) throws {
+    /// Returns the change in the leaf's key count when the branches' counts were patched in place
+    /// (`descent.path` then holds them as they are now), nil when a count changed length and
+    /// `descent.path` was written out and emptied.
+    private func merge(_ changes: ArraySlice<CountedTreeChange>, into descent: inout CountedTreeDescent, header: inout CountedTreeHeader) throws -> Int? {
         // Set by the closure (a result of tuple type would have its metadata made on every call).
         var merged: [UInt8]?
         var delta = 0
@@ -109,11 +133,37 @@ extension CountedTree {
                 }
             }
         }
-        guard let merged else { return }
+        guard let merged else { return 0 }
         try storage.setNode(descent.leafID, merged)
-        guard delta != 0 else { return }
-        try patchCounts(along: &descent.path, by: delta)
+        guard delta != 0 else { return 0 }
+        let kept = try patchCountsKeepingPath(&descent.path, by: delta)
         header.count += delta
         try writeHeader(header)
+        return kept ? delta : nil
+    }
+
+    /// ``patchCounts(along:by:)`` that keeps `path`: when every count keeps its varint's length,
+    /// each is patched in place, written, and updated in its step, and the result is true; else
+    /// the counts are patched as ``patchCounts(along:by:)`` does, `path` is emptied, and the
+    /// result is false.
+    private func patchCountsKeepingPath(_ path: inout [CountedTreeDescent.Step], by delta: Int) throws -> Bool {
+        for step in path {
+            let count = step.count + delta
+            guard count >= 0, CountedTreeByteWriter.varintSize(UInt64(count)) == step.countField.count else {
+                try patchCounts(along: &path, by: delta)
+                return false
+            }
+        }
+        for index in path.indices.reversed() {
+            let count = path[index].count + delta
+            let field = path[index].countField.lowerBound
+            path[index].bytes.withUnsafeMutableBufferPointer { bytes in
+                var writer = CountedTreeByteWriter(overwriting: bytes, at: field)
+                writer.putVarint(UInt64(count))
+            }
+            path[index].count = count
+            try storage.setNode(path[index].id, path[index].bytes)
+        }
+        return true
     }
 }

@@ -176,6 +176,12 @@ extension CountedTree {
                                                         nextSeparator: choice.nextSeparator))
             descent.leafID = choice.child
         }
+        try readLeaf(of: &descent, key: key)
+        return descent
+    }
+
+    /// Reads the leaf `descent` reached and finds `key`'s place in it.
+    func readLeaf(of descent: inout CountedTreeDescent, key: UnsafeBufferPointer<UInt8>) throws {
         descent.leafBytes = try nodeBytes(descent.leafID)
         try Self.withLeaf(descent.leafBytes, id: descent.leafID) { node, bodyStart, slots in
             (descent.index, descent.found) = CountedTreeNodeLayout.search(key, in: node, slots)
@@ -188,7 +194,6 @@ extension CountedTree {
                 descent.entry = start..<start
             }
         }
-        return descent
     }
 
     /// Adds `delta` to the count of the child taken in each branch of `path`, writes them, and
