@@ -2,6 +2,11 @@
 import CompilerPluginSupport
 import PackageDescription
 
+// The optional products' packages come with the trait `Extras`, off by default: a package that
+// depends on `Larder` (or `LarderMessagePack`) resolves no other package. Enable it to use the
+// other products (`.package(url: …, from: "0.2.0", traits: ["Extras"])`); this package's own
+// builds and tests do (`--enable-all-traits`, as the README's commands say). One trait and not
+// one per product: see Documentation/Architecture.md, "Dependencies".
 let package = Package(
     name: "Larder",
     platforms: [.macOS(.v15)],
@@ -22,6 +27,12 @@ let package = Package(
         // Embedded replicas on a PostgreSQL primary (postgres-nio): scale-out. A product of its
         // own so that the `Larder` library keeps depending on nothing but liblmdb.
         .library(name: "LarderPostgres", targets: ["LarderPostgres"]),
+    ],
+    traits: [
+        .trait(
+            name: "Extras",
+            description: "The optional products and their packages: LarderMacros (swift-syntax), LarderAdapters (swift-log, swift-metrics, swift-service-lifecycle), LarderPostgres (postgres-nio) and the larder tool (swift-argument-parser)"),
+        .default(enabledTraits: []),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -62,10 +73,10 @@ let package = Package(
         .target(
             name: "LarderMacrosExpansion",
             dependencies: [
-                .product(name: "SwiftSyntax", package: "swift-syntax"),
-                .product(name: "SwiftSyntaxBuilder", package: "swift-syntax"),
-                .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
-                .product(name: "SwiftDiagnostics", package: "swift-syntax"),
+                .product(name: "SwiftSyntax", package: "swift-syntax", condition: .when(traits: ["Extras"])),
+                .product(name: "SwiftSyntaxBuilder", package: "swift-syntax", condition: .when(traits: ["Extras"])),
+                .product(name: "SwiftSyntaxMacros", package: "swift-syntax", condition: .when(traits: ["Extras"])),
+                .product(name: "SwiftDiagnostics", package: "swift-syntax", condition: .when(traits: ["Extras"])),
             ]
         ),
         // The compiler plugin that expands `@Archived` (runs in the compiler, never linked).
@@ -73,9 +84,9 @@ let package = Package(
             name: "LarderMacrosPlugin",
             dependencies: [
                 "LarderMacrosExpansion",
-                .product(name: "SwiftSyntax", package: "swift-syntax"),
-                .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
-                .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
+                .product(name: "SwiftSyntax", package: "swift-syntax", condition: .when(traits: ["Extras"])),
+                .product(name: "SwiftSyntaxMacros", package: "swift-syntax", condition: .when(traits: ["Extras"])),
+                .product(name: "SwiftCompilerPlugin", package: "swift-syntax", condition: .when(traits: ["Extras"])),
             ]
         ),
         // The macro's declaration, which user code imports.
@@ -88,10 +99,10 @@ let package = Package(
             name: "LarderAdapters",
             dependencies: [
                 "Larder",
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "Metrics", package: "swift-metrics"),
-                .product(name: "CoreMetrics", package: "swift-metrics"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Extras"])),
+                .product(name: "Metrics", package: "swift-metrics", condition: .when(traits: ["Extras"])),
+                .product(name: "CoreMetrics", package: "swift-metrics", condition: .when(traits: ["Extras"])),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["Extras"])),
             ]
         ),
         // Embedded replicas: a Larder store per instance, PostgreSQL as the primary.
@@ -99,10 +110,10 @@ let package = Package(
             name: "LarderPostgres",
             dependencies: [
                 "Larder",
-                .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["Extras"])),
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Extras"])),
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["Extras"])),
+                .product(name: "NIOSSL", package: "swift-nio-ssl", condition: .when(traits: ["Extras"])),
             ]
         ),
         // Tests and the replica runner only: a private PostgreSQL server (initdb, pg_ctl on
@@ -117,8 +128,8 @@ let package = Package(
             dependencies: [
                 "Larder", "LarderPostgres", "PostgresTestServer",
                 // The benchmark's baseline: the same write made with PostgresNIO alone.
-                .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "Logging", package: "swift-log"),
+                .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["Extras"])),
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Extras"])),
             ],
             path: "Tests/ReplicaHelper"
         ),
@@ -129,7 +140,7 @@ let package = Package(
             dependencies: [
                 "Larder",
                 "LarderMessagePack",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["Extras"])),
             ]
         ),
         // libFuzzer targets for the decoders (see Sources/larder-fuzz); a corpus replayer otherwise.
@@ -161,11 +172,11 @@ let package = Package(
             dependencies: [
                 "Larder",
                 "LarderAdapters",
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "Metrics", package: "swift-metrics"),
-                .product(name: "MetricsTestKit", package: "swift-metrics"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Extras"])),
+                .product(name: "Metrics", package: "swift-metrics", condition: .when(traits: ["Extras"])),
+                .product(name: "MetricsTestKit", package: "swift-metrics", condition: .when(traits: ["Extras"])),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["Extras"])),
+                .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle", condition: .when(traits: ["Extras"])),
             ]
         ),
         .testTarget(
@@ -179,8 +190,8 @@ let package = Package(
                 "LarderMacros",
                 "LarderMacrosExpansion",
                 .product(name: "PropertyBased", package: "swift-property-based"),
-                .product(name: "SwiftSyntaxMacrosGenericTestSupport", package: "swift-syntax"),
-                .product(name: "SwiftSyntaxMacroExpansion", package: "swift-syntax"),
+                .product(name: "SwiftSyntaxMacrosGenericTestSupport", package: "swift-syntax", condition: .when(traits: ["Extras"])),
+                .product(name: "SwiftSyntaxMacroExpansion", package: "swift-syntax", condition: .when(traits: ["Extras"])),
             ]
         ),
     ],

@@ -12,7 +12,11 @@ let package = Package(
     name: "LarderBenchmarks",
     platforms: [.macOS(.v15)],
     dependencies: [
-        .package(name: "Larder", path: ".."),
+        // Larder's trait, though the benchmarks use the `Larder` product alone: a trait is a
+        // compilation condition of all of the package's targets, so with the same traits as the
+        // tests' build (`swift test --enable-all-traits`) CI's debug build of the benchmarks, in
+        // the tests' build directory, reuses the library's build instead of compiling it again.
+        .package(name: "Larder", path: "..", traits: ["Extras"]),
         // package-benchmark (the repository is now ordo-one/benchmark). The trait list is spelled out so that only the malloc interposer is built in (the default
         // traits would also pull in an ARC runtime interposer that these suites do not use).
         .package(url: "https://github.com/ordo-one/benchmark", exact: "1.38.1", traits: ["MallocInterposer"]),

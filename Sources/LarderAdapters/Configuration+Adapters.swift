@@ -1,3 +1,4 @@
+#if Extras
 import Larder
 import Logging
 
@@ -32,3 +33,4 @@ extension Database.Configuration {
         addEventHandler { metrics.record($0) }
     }
 }
+#endif

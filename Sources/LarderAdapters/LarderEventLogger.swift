@@ -1,3 +1,4 @@
+#if Extras
 import Larder
 import Logging
 
@@ -101,3 +102,4 @@ public struct LarderEventLogger: Sendable {
         return seconds * 1_000_000 + attoseconds / 1_000_000_000_000
     }
 }
+#endif

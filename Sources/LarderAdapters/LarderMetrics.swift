@@ -1,3 +1,4 @@
+#if Extras
 import CoreMetrics
 import Larder
 
@@ -96,3 +97,4 @@ public final class LarderMetrics: Sendable {
         return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Extras
 import Larder
 import ServiceLifecycle
 
@@ -60,3 +61,4 @@ public struct LarderService: Service {
         if let flushFailure { throw flushFailure }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Extras
 // `import LarderMacros` is enough for a type that uses `@Archived`: the generated code names
 // Larder's `Saveable` and `Archiver`, so Larder comes along.
 @_exported public import Larder
@@ -79,3 +80,4 @@ public macro Archived() = #externalMacro(module: "LarderMacrosPlugin", type: "Ar
 @attached(extension, conformances: ArchivedMessagePack, names: named(archiver), named(writeMessagePack(to:)), named(init(messagePack:)))
 @attached(member, names: named(init(messagePack:)))
 public macro Archived(layout: ArchivedLayout) = #externalMacro(module: "LarderMacrosPlugin", type: "ArchivedMacro")
+#endif

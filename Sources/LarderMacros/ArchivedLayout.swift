@@ -1,3 +1,4 @@
+#if Extras
 /// How `@Archived(layout:)` writes a type's map.
 public enum ArchivedLayout: Sendable {
     /// Each entry under its field's name, as `Codable` writes it (what ``Archived()`` writes).
@@ -5,3 +6,4 @@ public enum ArchivedLayout: Sendable {
     /// Each entry under its field's number, the `Int` raw value of its `CodingKeys` case.
     case numbered
 }
+#endif

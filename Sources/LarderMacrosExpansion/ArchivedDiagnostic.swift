@@ -1,3 +1,4 @@
+#if Extras
 import SwiftDiagnostics
 
 /// Why `@Archived` refuses a declaration.
@@ -53,3 +54,4 @@ enum ArchivedDiagnostic: String, DiagnosticMessage {
     var diagnosticID: MessageID { MessageID(domain: "LarderMacros", id: rawValue) }
     var severity: DiagnosticSeverity { .error }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Extras
 import SwiftSyntax
 import SwiftSyntaxBuilder
 import SwiftSyntaxMacros
@@ -155,3 +156,4 @@ public struct ArchivedMacro: ExtensionMacro, MemberMacro {
         return text + "\""
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Extras
 import SwiftDiagnostics
 import SwiftSyntax
 
@@ -228,3 +229,4 @@ struct ArchivedModel {
         DiagnosticsError(diagnostics: [Diagnostic(node: Syntax(node), message: message)])
     }
 }
+#endif

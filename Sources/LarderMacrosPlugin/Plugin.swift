@@ -1,3 +1,4 @@
+#if Extras
 import LarderMacrosExpansion
 import SwiftCompilerPlugin
 import SwiftSyntax
@@ -35,3 +36,4 @@ public struct ArchivedMacro: ExtensionMacro, MemberMacro {
         try LarderMacrosExpansion.ArchivedMacro.expansion(of: node, providingMembersOf: declaration, conformingTo: protocols, in: context)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Extras
 import Larder
 import NIOCore
 import PostgresNIO
@@ -230,3 +231,4 @@ extension ReplicatedCommit {
         rows.reduce(0) { $0 + $1.collection.utf8.count + $1.key.utf8.count + ($1.object?.count ?? 0) + ($1.metadata?.count ?? 0) }
     }
 }
+#endif

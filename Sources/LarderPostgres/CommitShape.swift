@@ -1,3 +1,4 @@
+#if Extras
 /// What a commit statement has to check and change, so that it holds only those parts (see
 /// ``PrimarySQL/commit(_:bind:)``), and the values it binds.
 struct CommitShape {
@@ -19,3 +20,4 @@ struct CommitShape {
     /// the primary's.
     var checksToken = false
 }
+#endif

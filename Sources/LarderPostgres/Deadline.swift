@@ -1,3 +1,4 @@
+#if Extras
 import Synchronization
 
 /// An exchange with the primary that did not end within its deadline: the server is stopped,
@@ -77,3 +78,4 @@ enum Deadline {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Extras
 import Foundation
 import Larder
 
@@ -331,3 +332,4 @@ extension ReplicatedCommit {
         return false
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Extras
 import Foundation
 import Larder
 import Logging
@@ -753,3 +754,4 @@ actor PrimaryClient {
         return String(describing: error)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Extras
 import Foundation
 import Larder
 
@@ -187,3 +188,4 @@ private extension UInt8 {
         (0x30...0x39).contains(self) || (0x41...0x46).contains(self) || (0x61...0x66).contains(self)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Extras
 /// The SQL a replica sends its primary, for the tables of one prefix.
 ///
 /// It keeps to what PostgreSQL-compatible engines also take: `text`, `bytea`, `bigint`,
@@ -379,3 +380,4 @@ struct PrimarySQL {
         """
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Extras
 import Foundation
 import Larder
 import Logging
@@ -829,3 +830,4 @@ public final class Replica: Sendable {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Extras
 import Foundation
 import Larder
 
@@ -223,3 +224,4 @@ actor ReplicaApplier {
     /// How many times the store was loaded from a snapshot of the primary.
     private(set) var bootstraps = 0
 }
+#endif

@@ -1,3 +1,4 @@
+#if Extras
 import Larder
 
 /// Something that happened to a replica that no caller of its methods sees, told to
@@ -20,3 +21,4 @@ public enum ReplicaEvent: Sendable {
     /// it was taken off the replica, and is kept in ``Replica/rejectedCommits()``.
     case commitRejected(RejectedCommit)
 }
+#endif

@@ -1,3 +1,4 @@
+#if Extras
 import ArgumentParser
 import Foundation
 import Larder
@@ -90,3 +91,4 @@ struct BackupCommand: ParsableCommand {
         return first.st_dev == second.st_dev && first.st_ino == second.st_ino
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Extras
 import ArgumentParser
 import Larder
 
@@ -81,3 +82,4 @@ struct CheckCommand: ParsableCommand {
         return .object(members)
     }
 }
+#endif

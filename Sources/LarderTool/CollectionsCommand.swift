@@ -1,3 +1,4 @@
+#if Extras
 import ArgumentParser
 import Larder
 
@@ -34,3 +35,4 @@ struct CollectionsCommand: ParsableCommand {
         .array(collections.map { .object([JSONMember("name", .string($0.name)), JSONMember("count", .integer(Int64($0.count)))]) })
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Extras
 import Larder
 
 /// A failure the tool reports as one line on standard error and an exit status.
@@ -42,3 +43,4 @@ struct CommandFailure: Error {
         return "\"" + shown + "\""
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Extras
 import ArgumentParser
 import Foundation
 import Larder
@@ -240,3 +241,4 @@ enum DataFileMeta {
         return max(first.transactionID, second.transactionID)
     }
 }
+#endif

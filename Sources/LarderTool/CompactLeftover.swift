@@ -1,3 +1,4 @@
+#if Extras
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -82,3 +83,4 @@ extension CompactLeftover {
         ])
     }
 }
+#endif

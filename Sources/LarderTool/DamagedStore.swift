@@ -1,3 +1,4 @@
+#if Extras
 import Larder
 
 /// The tool's guard against damaged stores: every subcommand that opens a store verifies its
@@ -16,3 +17,4 @@ enum DamagedStore {
             "the store is damaged (\(first.detail)\(more)); nothing was read or changed. Run `larder check` on it for the details, and restore it from a backup")
     }
 }
+#endif

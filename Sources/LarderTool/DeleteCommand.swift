@@ -1,3 +1,4 @@
+#if Extras
 import ArgumentParser
 import Larder
 
@@ -41,3 +42,4 @@ struct DeleteCommand: ParsableCommand {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Extras
 import ArgumentParser
 import Foundation
 import Larder
@@ -141,3 +142,4 @@ struct DemoCommand: ParsableCommand {
         screen.unpinSnapshot()
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Extras
 import Foundation
 import Larder
 
@@ -177,3 +178,4 @@ struct ExchangeRecord {
         }
     }
 }
+#endif

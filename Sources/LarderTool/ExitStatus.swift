@@ -1,3 +1,4 @@
+#if Extras
 /// The tool's exit statuses: a small fixed table, the same for every subcommand
 /// (Documentation/CommandLine.md, "Exit statuses").
 enum ExitStatus: Int32 {
@@ -16,3 +17,4 @@ enum ExitStatus: Int32 {
     /// Any other failure of the store or the system (LMDB, permissions, a full disk, a damaged value).
     case storeError = 5
 }
+#endif

@@ -1,3 +1,4 @@
+#if Extras
 import ArgumentParser
 import Larder
 
@@ -83,3 +84,4 @@ struct ExportCommand: ParsableCommand {
         try out.checkWrites()
     }
 }
+#endif

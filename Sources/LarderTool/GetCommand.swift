@@ -1,3 +1,4 @@
+#if Extras
 import ArgumentParser
 import Larder
 
@@ -84,3 +85,4 @@ struct GetCommand: ParsableCommand {
         hex ? .string(ValueDisplay.hex(value.payload)) : try ValueDisplay.json(format: value.format, payload: value.payload, what: what)
     }
 }
+#endif

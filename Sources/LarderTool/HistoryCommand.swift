@@ -1,3 +1,4 @@
+#if Extras
 import ArgumentParser
 import Larder
 
@@ -58,3 +59,4 @@ struct HistoryCommand: ParsableCommand {
         return try ValueDisplay.json(format: stored.format, payload: stored.bytes, what: "value of commit \(entry.commit)")
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Extras
 import ArgumentParser
 import Foundation
 import Larder
@@ -174,3 +175,4 @@ struct ImportCommand: ParsableCommand {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Extras
 import ArgumentParser
 import Foundation
 import Larder
@@ -79,3 +80,4 @@ struct InfoCommand: ParsableCommand {
         ])
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Extras
 import Larder
 
 /// Parses JSON text (RFC 8259) into a ``JSONValue``: one value, surrounded by whitespace at
@@ -270,3 +271,4 @@ struct JSONParser {
         return .double(value)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Extras
 import LarderMessagePack
 
 extension JSONValue {
@@ -61,3 +62,4 @@ extension JSONValue {
     /// The bytes of ``messagePack``, each part in the smallest layout.
     var messagePackBytes: [UInt8] { messagePack.encoded() }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Extras
 /// A JSON value as the tool reads and writes it: objects keep their members in order, and
 /// integers stay apart from floating-point numbers (so `put` stores `1` as an integer and `1.0`
 /// as a double, and export writes back what it read).
@@ -34,3 +35,4 @@ struct JSONMember: Equatable {
         self.value = value
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Extras
 /// Writes ``JSONValue``s as UTF-8 JSON text: compact (one line, for JSON Lines and scripts) or
 /// indented by two spaces. Members keep their order; strings escape only what JSON requires
 /// (quote, backslash, control characters), so non-ASCII text stays readable.
@@ -109,3 +110,4 @@ struct JSONWriter {
         bytes.append(UInt8(ascii: "\""))
     }
 }
+#endif

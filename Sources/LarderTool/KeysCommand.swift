@@ -1,3 +1,4 @@
+#if Extras
 import ArgumentParser
 import Larder
 
@@ -42,3 +43,4 @@ struct KeysCommand: ParsableCommand {
         }
     }
 }
+#endif

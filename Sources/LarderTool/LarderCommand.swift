@@ -1,3 +1,4 @@
+#if Extras
 import ArgumentParser
 import Foundation
 import Larder
@@ -72,3 +73,4 @@ struct LarderCommand: ParsableCommand {
         Foundation.exit(failure.status.rawValue)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Extras
 import Foundation
 
 /// Reads a file (or standard input) line by line, in large blocks, counting lines and bytes.
@@ -67,3 +68,4 @@ final class LineReader {
         }
     }
 }
+#endif

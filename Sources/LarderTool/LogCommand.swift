@@ -1,3 +1,4 @@
+#if Extras
 import ArgumentParser
 import Foundation
 import Larder
@@ -259,3 +260,4 @@ final class LogPrinter {
         }
     }
 }
+#endif

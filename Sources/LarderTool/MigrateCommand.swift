@@ -1,3 +1,4 @@
+#if Extras
 import ArgumentParser
 import Foundation
 import Larder
@@ -115,3 +116,4 @@ struct MigrateCommand: ParsableCommand {
         return changes
     }
 }
+#endif

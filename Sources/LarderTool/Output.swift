@@ -1,3 +1,4 @@
+#if Extras
 import Foundation
 
 /// Where the tool writes: buffered standard output (or a file), and standard error for messages.
@@ -148,3 +149,4 @@ func byteCount(_ bytes: Int) -> String {
     }
     return unit == 0 ? "\(bytes) bytes" : String(format: "%.1f %@", value, units[unit])
 }
+#endif

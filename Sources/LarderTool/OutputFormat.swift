@@ -1,3 +1,4 @@
+#if Extras
 import ArgumentParser
 import Foundation
 
@@ -88,3 +89,4 @@ struct RecordTable {
         .joined(separator: ",")
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Extras
 import Foundation
 
 /// A one-line progress bar on standard error, drawn only when standard error is a terminal, so
@@ -70,3 +71,4 @@ final class ProgressBar {
         FileHandle.standardError.write(Data("\r\u{1B}[2K".utf8))
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Extras
 import ArgumentParser
 import Foundation
 import Larder
@@ -102,3 +103,4 @@ struct PutCommand: ParsableCommand {
         }
     }
 }
+#endif

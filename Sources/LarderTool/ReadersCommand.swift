@@ -1,3 +1,4 @@
+#if Extras
 import ArgumentParser
 import Foundation
 import Larder
@@ -67,3 +68,4 @@ struct ReadersCommand: ParsableCommand {
         ])
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Extras
 import ArgumentParser
 import Larder
 
@@ -45,3 +46,4 @@ struct StatCommand: ParsableCommand {
         say("\(pages) pages in use by the trees (\(byteCount(pages * pageSize)); free pages not counted)")
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Extras
 import ArgumentParser
 import Foundation
 import Larder
@@ -66,3 +67,4 @@ func withStoreErrors<R>(context: String? = nil, _ body: () throws -> R) throws -
         throw CommandFailure(error, context: context)
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Extras
 import Larder
 
 /// A stored value as the tool handles it: the format byte and the payload after it, copied out of
@@ -51,3 +52,4 @@ extension ReadTransaction {
          try storedVersions(inCollection: collection, metadata: true).keys.contains { $0 > 0 })
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Extras
 import Foundation
 import Larder
 import LarderMessagePack
@@ -214,3 +215,4 @@ enum Timestamp {
         return text + "Z"
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Extras
 import ArgumentParser
 import Foundation
 import Larder
@@ -12,3 +13,4 @@ struct VersionCommand: ParsableCommand {
         say("larder \(LarderVersion.string) (store format \(LarderVersion.storeFormat))")
     }
 }
+#endif
