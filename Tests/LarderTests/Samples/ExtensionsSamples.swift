@@ -7,6 +7,41 @@ import Larder
 struct ExtensionsSamples: SampleSuite {
     let environment = SampleEnvironment()
 
+    @Test func handlesInAStructAndTheirChanges() async throws {
+        let db = try sampleStore()
+        struct Product: Codable, Sendable, Persistable { static let collection = "products"; var id: String; var category: String; var price: Double; var stock: Int }
+        var printed: [String] = []
+        func print(_ changes: ViewChanges) { printed.append(changes.description) }
+
+        /// The app's extensions, registered once at launch.
+        struct Catalog {
+            let byCategory: ViewHandle<Product, NoMetadata>
+            let byPrice: SecondaryIndexHandle<Product, NoMetadata>
+
+            init(_ db: Database) throws {
+                byCategory = try db.register(AutoView<Product, NoMetadata>(collections: ["products"], versionTag: "1",
+                    grouping: { _, product in product.category },
+                    sorting: { _, product in TupleKey(product.price, product.id) }), named: "byCategory")
+                byPrice = try db.register(SecondaryIndex<Product, NoMetadata>(collections: ["products"], versionTag: "1") { _, product in
+                    TupleKey(product.category, product.price)
+                }, named: "byPrice")
+            }
+        }
+
+        let catalog = try Catalog(db)
+        let stream = db.changes(inCollection: "products")
+        try await db.write { try $0.write(Product(id: "p4", category: "tools", price: 20, stock: 3)) }
+        for await changeset in stream {
+            for changes in try catalog.byCategory.changes(in: changeset) {
+                print(changes)   // insert section tools; insert products/p4 at tools[0]
+            }
+            break   // an app keeps following; the sample stops after one commit
+        }
+
+        #expect(printed == ["insert section tools; insert products/p4 at tools[0]"])
+        #expect(try await db.read { try $0[catalog.byPrice].indexes(matching: .range(where: TupleKey("tools"), from: 0.0, to: 50.0)) }.map(\.key) == ["p4"])
+    }
+
     @Test func theOpeningExample() throws {
         let db = try sampleStore()
 
