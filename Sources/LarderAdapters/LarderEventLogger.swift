@@ -3,9 +3,10 @@ import Larder
 import Logging
 
 /// Writes Larder's events (``Larder/DatabaseEvent``) to a swift-log `Logger`, at levels a server's
-/// log wants: openings and closings at `info`, map growth and cache resets at `notice`, stale
-/// readers cleared at `warning`, commits at `trace` (a slow one at `warning`), failed writes at
-/// `error` when the store is in trouble (a full disk, damage) and lower otherwise. Each line
+/// log wants: openings and closings at `info`, map growth and cache resets at `notice` (caches
+/// emptied on purpose, as after a registration of value migrations, at `debug`), stale readers
+/// cleared at `warning`, commits at `trace` (a slow one at `warning`), failed writes at `error`
+/// when the store is in trouble (a full disk, damage) and lower otherwise. Each line
 /// carries the figures as metadata (`larder.path`, `larder.callers`, `larder.duration_us`, …).
 ///
 /// ```swift
@@ -45,6 +46,9 @@ public struct LarderEventLogger: Sendable {
         case .cachesReset(let commit):
             logger.notice("Larder caches reset: the changes since they were filled were no longer in the change log",
                           metadata: ["larder.commit": "\(commit)"])
+        case .cachesFlushed(let commit, let reason):
+            logger.debug("Larder caches emptied: \(Self.describe(reason))",
+                         metadata: ["larder.commit": "\(commit)", "larder.reason": "\(reason)"])
         case .committed(let commit):
             logCommit(commit)
         case .writeFailed(let failure):
@@ -96,6 +100,16 @@ public struct LarderEventLogger: Sendable {
     private static let storeProblems: Set<LarderError.Code> = [
         .diskFull, .mapFull, .io, .corrupted, .lmdb, .readersFull, .permissionDenied, .mapResized,
     ]
+
+    /// Why the caches were emptied, as a log line says it.
+    static func describe(_ reason: CacheFlushReason) -> String {
+        switch reason {
+        case .valueMigrationsRegistered: "value migrations were registered"
+        case .manyCommitsBehind: "more commits to catch up on than are worth reading"
+        case .everythingRemoved: "a commit removed everything"
+        @unknown default: "\(reason)"
+        }
+    }
 
     static func microseconds(_ duration: Duration) -> Int64 {
         let (seconds, attoseconds) = duration.components

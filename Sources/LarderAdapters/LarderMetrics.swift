@@ -7,13 +7,14 @@ import Larder
 ///
 /// | label | kind | what |
 /// |---|---|---|
-/// | `larder_commits_total` | counter | commits |
+/// | `larder_commits_total` | counter | commits that changed something (a ``Larder/CommitEvent/commit`` number) |
 /// | `larder_rows_written_total` | counter | indexes inserted, updated or removed |
 /// | `larder_write_failures_total` | counter | writes that kept nothing (errors and rollbacks) |
 /// | `larder_map_growths_total` | counter | times the map grew |
 /// | `larder_stale_readers_cleared_total` | counter | reader slots of dead processes cleared |
-/// | `larder_cache_resets_total` | counter | cache resets |
-/// | `larder_commit_duration` | timer | each commit's duration |
+/// | `larder_cache_resets_total` | counter | cache resets (changes no longer in the change log) |
+/// | `larder_cache_flushes_total` | counter | caches emptied on purpose (``Larder/CacheFlushReason``) |
+/// | `larder_commit_duration` | timer | each counted commit's duration |
 /// | `larder_group_commit_size` | gauge | callers in the last commit |
 /// | `larder_map_size_bytes`, `larder_map_used_bytes` | gauges | the map after the last commit or growth |
 /// | `larder_reader_lag` | gauge | ``Larder/Database/oldestReaderLag()``, when polled |
@@ -34,6 +35,7 @@ public final class LarderMetrics: Sendable {
     let mapGrowths: Counter
     let staleReadersCleared: Counter
     let cacheResets: Counter
+    let cacheFlushes: Counter
     let commitDuration: Timer
     let groupCommitSize: Gauge
     let mapSize: Gauge
@@ -50,6 +52,7 @@ public final class LarderMetrics: Sendable {
         mapGrowths = Counter(label: label("map_growths_total"), dimensions: dimensions, factory: factory)
         staleReadersCleared = Counter(label: label("stale_readers_cleared_total"), dimensions: dimensions, factory: factory)
         cacheResets = Counter(label: label("cache_resets_total"), dimensions: dimensions, factory: factory)
+        cacheFlushes = Counter(label: label("cache_flushes_total"), dimensions: dimensions, factory: factory)
         commitDuration = Timer(label: label("commit_duration"), dimensions: dimensions, factory: factory)
         groupCommitSize = Gauge(label: label("group_commit_size"), dimensions: dimensions, factory: factory)
         mapSize = Gauge(label: label("map_size_bytes"), dimensions: dimensions, factory: factory)
@@ -71,13 +74,18 @@ public final class LarderMetrics: Sendable {
             staleReadersCleared.increment(by: count)
         case .cachesReset:
             cacheResets.increment()
+        case .cachesFlushed:
+            cacheFlushes.increment()
         case .committed(let commit):
+            mapSize.record(commit.mapSize)
+            mapUsed.record(commit.mapUsed)
+            // A transaction that changed nothing (a registration finding its extension current,
+            // a closure that wrote nothing) has no commit number: the change log holds nothing of it.
+            guard commit.commit != nil else { return }
             commits.increment()
             rowsWritten.increment(by: commit.changedRows)
             commitDuration.recordNanoseconds(Self.nanoseconds(commit.duration))
             groupCommitSize.record(commit.callers)
-            mapSize.record(commit.mapSize)
-            mapUsed.record(commit.mapUsed)
         case .writeFailed(let failure):
             writeFailures.increment(by: failure.callers)
         case .unmigratableValues:

@@ -129,9 +129,15 @@ public final class Replica: Sendable {
         public var rejectedCommits = 0
         /// Time the writes spent waiting, once committed, for the replica to show their commit.
         public var applyTime: Duration = .zero
-        /// Times the follower (or a trim of the primary's log) failed; the last failure is
-        /// ``Replica/lastFollowError``.
+        /// Times the replica's own work with the primary failed (following it, listening for its
+        /// notifications, trimming its log, sending the commits made offline); the last failure
+        /// is ``lastFailure``.
         public var followErrors = 0
+        /// The last failure of the replica's own work with the primary (see ``followErrors``):
+        /// what it was doing, the error and when; `nil` when there was none since the replica was
+        /// opened. Kept when the replica succeeds again, unlike ``Replica/lastFollowError``: a
+        /// ``lastPrimaryContact`` later than its date says the replica has recovered since.
+        public var lastFailure: ReplicaFailure?
         /// The number of the primary's last commit, as the replica last heard it (from a fetch,
         /// a notification or its own commit). The replica lags by this minus ``Replica/position``
         /// commits, as far as it knows.
@@ -200,7 +206,7 @@ public final class Replica: Sendable {
                 handler = { [weak replica] made, rejected in replica?.noteSettled(made: made, rejected: rejected) }
             }
             if offline {
-                await replica.noteFailure(LarderError(.primaryUnavailable, "opened without the primary \(primary), which could not be reached: reads show commit \(state?.position ?? 0) until it is back", operation: "Replica.open"))
+                replica.noteFailure(LarderError(.primaryUnavailable, "opened without the primary \(primary), which could not be reached: reads show commit \(state?.position ?? 0) until it is back", operation: "Replica.open"), while: .following)
             } else {
                 try await replica.catchUp()
             }
@@ -228,6 +234,8 @@ public final class Replica: Sendable {
     /// The last failure of the replica's own work with the primary (following it, trimming its
     /// log), which no caller sees; `nil` when there was none, or a catch-up succeeded since.
     /// A ``LarderError/Code/replicaMismatch`` here stays until ``rebootstrap()``.
+    /// ``Statistics/lastFailure`` keeps the last one with what the replica was doing and when,
+    /// after a success too.
     public var lastFollowError: LarderError? {
         lastError.withLock { $0 }
     }
@@ -241,13 +249,16 @@ public final class Replica: Sendable {
             try await applier.catchUp()
             lastError.withLock { $0 = nil }
         } catch {
-            await noteFailure(error)
+            noteFailure(error, while: .following)
             throw error
         }
         await noteProgress()
         // The primary answers: pending commits written offline can go.
-        let pending = try? await database.read { txn in try txn.lastPendingSequence() }
-        if pending ?? nil != nil { sendPendingCommitsIfAny() }
+        do {
+            if try await database.read({ txn in try txn.lastPendingSequence() }) != nil { sendPendingCommitsIfAny() }
+        } catch {
+            noteFailure(error, while: .sendingPendingCommits)
+        }
     }
 
     /// Replaces the replica's contents with a snapshot of the primary's tables and follows the
@@ -278,17 +289,26 @@ public final class Replica: Sendable {
         if loaded { configuration.onEvent?(.bootstrapped(position: position)) }
     }
 
-    /// Records a failure of work no caller waits for (or a divergence), and tells ``Configuration/onEvent``.
-    private func noteFailure(_ error: any Error) async {
+    /// Records a failure of `work`, which no caller waits for (or a divergence), and tells
+    /// ``Configuration/onEvent``. Not noted: ``LarderError/Code/databaseClosed`` and errors that
+    /// are not a ``LarderError`` (every failure of the primary or the store is one; what is left
+    /// is the cancellation of the replica's tasks as it closes).
+    private func noteFailure(_ error: any Error, while work: ReplicaFailure.Work) {
         guard let error = error as? LarderError, error.code != .databaseClosed else { return }
         let diverged = error.code == .replicaMismatch
         let first = lastError.withLock { last in
             defer { last = error }
             return last?.code != .replicaMismatch
         }
-        counters.withLock { $0.followErrors += 1 }
+        let failure = ReplicaFailure(work: work, error: error, date: Date())
+        counters.withLock {
+            $0.followErrors += 1
+            $0.lastFailure = failure
+        }
         if diverged {
             if first { configuration.onEvent?(.diverged(error)) }
+        } else if work == .trimmingLog {
+            configuration.onEvent?(.trimFailed(error))
         } else {
             configuration.onEvent?(.followFailed(error))
         }
@@ -363,7 +383,7 @@ public final class Replica: Sendable {
             case .failure(let error):
                 if error.code == .replicaMismatch {
                     await applier.stop(error)
-                    await noteFailure(error)
+                    noteFailure(error, while: .following)
                 }
                 if error.code == .primaryUnavailable && configuration.writesOffline {
                     if try await commitPending(commit, rehearsal) { return rehearsal.value }
@@ -448,7 +468,12 @@ public final class Replica: Sendable {
         }
         guard let onEvent = configuration.onEvent else { return }
         for record in records {
-            if let rejected = try? RejectedCommit(record) { onEvent(.commitRejected(rejected)) }
+            do {
+                onEvent(.commitRejected(try RejectedCommit(record)))
+            } catch {
+                // Kept all the same: rejectedCommits() throws the same error for it.
+                noteFailure(error, while: .sendingPendingCommits)
+            }
         }
     }
 
@@ -501,14 +526,14 @@ public final class Replica: Sendable {
             do {
                 try await applier.catchUp()
             } catch {
-                await noteFailure(error)
+                noteFailure(error, while: .sendingPendingCommits)
                 return
             }
             let next: ([PendingCommit], ReplicaState?)
             do {
                 next = try await database.read { txn in (try txn.pendingCommits(), try txn.replicaState()) }
             } catch {
-                await noteFailure(error)
+                noteFailure(error, while: .sendingPendingCommits)
                 return
             }
             let (pending, state) = next
@@ -557,7 +582,7 @@ public final class Replica: Sendable {
                     do {
                         try await applier.reject(pendingToken: first)
                     } catch {
-                        await noteFailure(error)
+                        noteFailure(error, while: .sendingPendingCommits)
                         return
                     }
                 }
@@ -565,7 +590,7 @@ public final class Replica: Sendable {
                 if error.code == .replicaMismatch {
                     await applier.stop(error)
                 }
-                await noteFailure(error)
+                noteFailure(error, while: .sendingPendingCommits)
                 return
             default:
                 break
@@ -661,7 +686,7 @@ public final class Replica: Sendable {
                 try await applier.catchUp(through: made.map(\.number).max(), own: made)
                 return
             } catch {
-                await noteFailure(error)
+                noteFailure(error, while: .following)
                 let code = (error as? LarderError)?.code
                 guard code == .primaryUnavailable, ContinuousClock.now + pause < giveUp else { return }
                 try? await Task.sleep(for: pause)
@@ -678,7 +703,7 @@ public final class Replica: Sendable {
         do {
             try await writer.prune(before: number - retained + 1)
         } catch {
-            await noteFailure(error)
+            noteFailure(error, while: .trimmingLog)
         }
     }
 
@@ -695,7 +720,11 @@ public final class Replica: Sendable {
         let task = Task { [weak self] in
             await withTaskGroup(of: Void.self) { group in
                 if primary.notifies {
-                    group.addTask { await Self.listen(with: listener, channel: channel, wake: wakes.continuation) }
+                    group.addTask {
+                        await Self.listen(with: listener, channel: channel, wake: wakes.continuation) { [weak self] error in
+                            self?.noteFailure(PrimaryClient.failure(error, operation: "listen", configuration: primary), while: .listening)
+                        }
+                    }
                 }
                 group.addTask {
                     while !Task.isCancelled {
@@ -718,7 +747,7 @@ public final class Replica: Sendable {
                         }
                     } catch {
                         // catchUp() noted its own failure.
-                        if commit != nil { await self.noteFailure(error) }
+                        if commit != nil { self.noteFailure(error, while: .following) }
                     }
                 }
                 group.cancelAll()
@@ -728,11 +757,16 @@ public final class Replica: Sendable {
     }
 
     /// Listens for the primary's commit notifications on a connection of its own, connecting
-    /// again (after a pause) whenever the connection breaks.
-    private static func listen(with client: PrimaryClient, channel: String, wake: AsyncStream<UInt64?>.Continuation) async {
+    /// again (after a pause) whenever the connection breaks. Tells `failed` of the first failure
+    /// after each connection made (not of every attempt while the primary is away: the polls
+    /// say that already).
+    private static func listen(with client: PrimaryClient, channel: String, wake: AsyncStream<UInt64?>.Continuation,
+                               failed: @Sendable (any Error) -> Void) async {
+        var told = false
         while !Task.isCancelled {
             do {
                 let connection = try await client.connected()
+                told = false
                 wake.yield(nil)  // commits made while it was not listening
                 // Cancelled (the replica closes): the connection is closed, which ends the
                 // notifications, even one made after close() closed the client's last one.
@@ -746,6 +780,10 @@ public final class Replica: Sendable {
                     closing.whenComplete { _ in }
                 }
             } catch {
+                if !told, !Task.isCancelled {
+                    told = true
+                    failed(error)
+                }
                 await client.close()
                 try? await Task.sleep(for: .milliseconds(200))
             }

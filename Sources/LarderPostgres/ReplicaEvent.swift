@@ -6,10 +6,15 @@ import Larder
 ///
 /// New cases may be added in later versions: give a `switch` over them a `default`.
 public enum ReplicaEvent: Sendable {
-    /// Following the primary (a catch-up the replica made by itself) or trimming its log failed;
-    /// the replica tries again at the next notification or poll. Also in
-    /// ``Replica/lastFollowError``.
+    /// Following the primary failed (a catch-up the replica made by itself, listening for its
+    /// notifications, sending the commits made offline); the replica tries again at the next
+    /// notification or poll. Also in ``Replica/lastFollowError`` and
+    /// ``Replica/Statistics/lastFailure``.
     case followFailed(LarderError)
+    /// Trimming the primary's log (``Replica/Configuration/retainedCommits``) failed after a
+    /// write; the write was made, and the next trim tries again. Also in
+    /// ``Replica/lastFollowError`` and ``Replica/Statistics/lastFailure``.
+    case trimFailed(LarderError)
     /// The primary's history is not the replica's (``LarderError/Code/replicaMismatch``): the
     /// replica stopped following and refuses writes until ``Replica/rebootstrap()``. Told once
     /// per divergence.

@@ -68,6 +68,28 @@ struct LarderEventLoggerTests {
         #expect(!warning.metadata.values.contains { "\($0)".contains("private key") })
     }
 
+    @Test func registeringMigrationsIsNoNoticeOfLostChanges() throws {
+        let (logger, lines) = CapturingLogHandler.logger()
+        let directory = TemporaryDirectory()
+        var configuration = Database.Configuration()
+        configuration.log(to: logger)
+        // An app's launch: it registers its migrations, then reads and writes.
+        let db = try Database(path: directory.file("store"), configuration: configuration)
+        db.register(ValueMigrations(collection: "people", currentVersion: 1, steps: [MigrationStep(from: 0) { _ in }]))
+        try db.write { try $0.setObject(1, forKey: "ada", inCollection: "people") }
+        _ = try db.read { try $0.object(forKey: "ada", inCollection: "people", as: Int.self) }
+        // A registration once values are cached empties the caches: said at `debug`, for what it is.
+        db.register(ValueMigrations(collection: "places", currentVersion: 1, steps: [MigrationStep(from: 0) { _ in }]))
+        _ = try db.read { try $0.object(forKey: "ada", inCollection: "people", as: Int.self) }
+
+        #expect(lines.all.filter { $0.message.contains("no longer in the change log") }.isEmpty)
+        #expect(!lines.all.contains { $0.level >= .notice && $0.message.hasPrefix("Larder caches") })
+        let flushed = lines.lines("Larder caches emptied: value migrations were registered")
+        #expect(flushed.map(\.level) == [.debug])
+        #expect(flushed.first?.metadata["larder.reason"] == "valueMigrationsRegistered")
+        #expect(flushed.first?.metadata["larder.commit"] == "1")
+    }
+
     @Test func aSlowCommitIsAWarning() throws {
         let (logger, lines) = CapturingLogHandler.logger(level: .info)
         let directory = TemporaryDirectory()

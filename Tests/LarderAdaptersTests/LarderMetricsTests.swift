@@ -40,6 +40,45 @@ struct LarderMetricsTests {
         #expect(try backend.expectGauge("larder_map_used_bytes", dimensions).lastValue == Double(usage.usedBytes))
     }
 
+    static func byValue() -> AutoView<Int, NoMetadata> {
+        AutoView<Int, NoMetadata>(collections: ["c"], versionTag: "1", grouping: { _, _ in "all" }, sorting: { _, value in TupleKey(value) })
+    }
+
+    @Test func onlyCommitsThatChangedSomethingAreCounted() async throws {
+        let directory = TemporaryDirectory()
+        // The store as an earlier launch left it, its view built.
+        do {
+            var configuration = Database.Configuration()
+            configuration.initialMapSize = 16 << 20
+            let db = try Database(path: directory.file("store"), configuration: configuration)
+            try db.register(Self.byValue(), named: "byValue")
+            await db.close()
+        }
+        let backend = TestMetrics()
+        let metrics = LarderMetrics(factory: backend)
+        let db = try open(directory, metrics)
+        // Synchronous writes (in an asynchronous function, `write` would be the asynchronous one).
+        let writeSynchronously: (Int?) throws -> Void = { value in
+            try db.write { txn in
+                if let value { try txn.setObject(value, forKey: "k\(value)", inCollection: "c") }
+            }
+        }
+        // This launch registers again what the store has, and migrations: none of it changes anything.
+        try db.register(Self.byValue(), named: "byValue")
+        try db.register(Self.byValue(), named: "byValue")
+        db.register(ValueMigrations(collection: "c", currentVersion: 1, steps: [MigrationStep(from: 0) { _ in }]))
+        // Writes whose closures change nothing.
+        try writeSynchronously(nil)
+        try await db.write { _ in }
+        try await db.write { txn in _ = try txn.object(forKey: "k0", inCollection: "c", as: Int.self) }
+        for i in 0..<4 { try writeSynchronously(i) }
+        try await db.write { try $0.setObject(9, forKey: "k9", inCollection: "c") }
+        #expect(try backend.expectCounter("larder_commits_total").totalValue == 5)
+        #expect(try backend.expectTimer("larder_commit_duration").values.count == 5)
+        #expect(try backend.expectCounter("larder_rows_written_total").totalValue == 5)
+        await db.close()
+    }
+
     @Test func aGroupCommitsSizeIsAGauge() async throws {
         let backend = TestMetrics()
         let metrics = LarderMetrics(factory: backend)

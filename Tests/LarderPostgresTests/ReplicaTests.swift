@@ -465,6 +465,7 @@ struct ReplicaTests {
                 switch event {
                 case .diverged(let error): $0.append("diverged \(error.code)")
                 case .followFailed(let error): $0.append("followFailed \(error.code)")
+                case .trimFailed(let error): $0.append("trimFailed \(error.code)")
                 case .bootstrapped(let position): $0.append("bootstrapped \(position)")
                 case .commitRejected(let commit): $0.append("commitRejected \(commit.id)")
                 @unknown default: $0.append("other")
@@ -593,6 +594,100 @@ struct ReplicaTests {
         }
         #expect(written)
         #expect(try await a.database.read { try $0.object(forKey: "after", inCollection: "values", as: Int.self) } == 4)
+        await a.close()
+    }
+
+    /// What a replica's `onEvent` hears, as text.
+    final class HeardEvents: Sendable {
+        private let heard = Mutex<[String]>([])
+
+        var all: [String] { heard.withLock { $0 } }
+
+        func handler(_ event: ReplicaEvent) {
+            heard.withLock {
+                switch event {
+                case .followFailed(let error): $0.append("followFailed \(error.code)")
+                case .trimFailed(let error): $0.append("trimFailed \(error.code)")
+                case .diverged(let error): $0.append("diverged \(error.code)")
+                case .bootstrapped(let position): $0.append("bootstrapped \(position)")
+                case .commitRejected(let commit): $0.append("commitRejected \(commit.id)")
+                @unknown default: $0.append("other")
+                }
+            }
+        }
+    }
+
+    @Test func aFollowerThatFailsSaysWhatWhenAndWhyAndFollowsOnceThePrimaryIsBack() async throws {
+        let server = try PrivatePostgresServer.start(name: "larder-follow-fails")
+        defer { server.destroy() }
+        let primary = try Primary(server: server)
+        defer { primary.removeFiles() }
+        var settings = primary.configuration
+        settings.connectTimeout = .seconds(5)
+        settings.requestTimeout = .seconds(5)
+        let events = HeardEvents()
+        var configuration = Replica.Configuration()
+        configuration.pollInterval = .milliseconds(100)
+        configuration.onEvent = { events.handler($0) }
+        let a = try await Replica.open(at: primary.directory.appendingPathComponent("a").path, primary: settings, configuration: configuration)
+        try await a.write { try $0.setObject(1, forKey: "before", inCollection: "values") }
+        #expect(a.statistics.lastFailure == nil)
+        #expect(a.statistics.followErrors == 0)
+
+        let stopped = Date()
+        try server.stop()
+        #expect(try await Self.eventually { a.statistics.lastFailure?.work == .following && events.all.contains("followFailed primaryUnavailable") },
+                "\(a.statistics), \(events.all)")
+        let failure = try #require(a.statistics.lastFailure)
+        #expect(failure.error.code == .primaryUnavailable)
+        #expect(failure.date >= stopped)
+        #expect(a.statistics.followErrors >= 1)
+        #expect(a.lastFollowError?.code == .primaryUnavailable)
+        #expect(!events.all.contains { $0.hasPrefix("trimFailed") })
+        reportFollowing(of: a)
+
+        try server.start()
+        let b = try await primary.open("b")
+        try await b.write { try $0.setObject(2, forKey: "after", inCollection: "values") }
+        #expect(try await Self.eventually { try await a.database.read { try $0.hasObject(forKey: "after", inCollection: "values") } })
+        #expect(try await Self.eventually { a.lastFollowError == nil })
+        // The last failure is kept, older than the contact that followed it.
+        let recovered = a.statistics
+        #expect(recovered.lastFailure != nil)
+        #expect(try #require(recovered.lastPrimaryContact) > (recovered.lastFailure?.date ?? .distantFuture))
+        await a.close()
+        await b.close()
+    }
+
+    @Test func aTrimOfThePrimarysLogThatFailsIsToldAsSuchAndWritesGoOn() async throws {
+        let primary = try Primary()
+        defer { primary.removeFiles() }
+        let events = HeardEvents()
+        var configuration = Replica.Configuration()
+        configuration.follows = false
+        configuration.retainedCommits = 2  // trims after every commit past the second
+        configuration.onEvent = { events.handler($0) }
+        let a = try await Replica.open(at: primary.directory.appendingPathComponent("a").path, primary: primary.configuration, configuration: configuration)
+        // The primary refuses the trim's deletions (as it would a role without DELETE on the log).
+        let database = primary.configuration.database
+        _ = try primary.server.psql("""
+            CREATE FUNCTION refuse_trims() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'trims refused by the test'; END $$;
+            CREATE TRIGGER refuse_trims BEFORE DELETE ON larder_writes FOR EACH STATEMENT EXECUTE FUNCTION refuse_trims();
+            """, database: database)
+        for i in 0..<4 { try await a.write { try $0.setObject(i, forKey: "k\(i)", inCollection: "c") } }
+        #expect(try a.position == 4)
+        #expect(a.statistics.commits == 4)
+        let failure = try #require(a.statistics.lastFailure)
+        #expect(failure.work == .trimmingLog)
+        #expect(failure.error.code == .primaryRefused)
+        #expect(failure.error.description.contains("trims refused by the test"))
+        #expect(events.all == ["trimFailed primaryRefused", "trimFailed primaryRefused"])
+        #expect(try primary.server.psql("SELECT min(position) FROM larder_log", database: database).trimmingCharacters(in: .whitespacesAndNewlines) == "1")
+
+        _ = try primary.server.psql("DROP TRIGGER refuse_trims ON larder_writes", database: database)
+        try await a.write { try $0.setObject(4, forKey: "k4", inCollection: "c") }
+        #expect(events.all.count == 2)
+        #expect(try primary.server.psql("SELECT min(position) FROM larder_log", database: database).trimmingCharacters(in: .whitespacesAndNewlines) == "3")
         await a.close()
     }
 

@@ -173,6 +173,65 @@ struct DatabaseEventTests {
         }
     }
 
+    /// The caches emptied on purpose: `cachesFlushed` with the reason, never `cachesReset`.
+    func flushReasons(_ recorder: EventRecorder) -> [CacheFlushReason] {
+        recorder.events.compactMap { if case .cachesFlushed(_, let reason) = $0 { reason } else { nil } }
+    }
+
+    func resets(_ recorder: EventRecorder) -> Int {
+        recorder.events.filter { if case .cachesReset = $0 { true } else { false } }.count
+    }
+
+    static func migrations(of collection: String) -> ValueMigrations {
+        ValueMigrations(collection: collection, currentVersion: 1, steps: [MigrationStep(from: 0) { _ in }])
+    }
+
+    @Test func registeringMigrationsEmptiesCachesOnPurposeNotAsAReset() throws {
+        let recorder = EventRecorder()
+        try withStore(configuration(recorder)) { db, _ in
+            // At launch, before anything is cached: nothing to empty, nothing told.
+            db.register(Self.migrations(of: "people"))
+            let reader = db.newConnection()
+            try db.write { try $0.setObject(0, forKey: "x", inCollection: "c") }
+            _ = try reader.read { try $0.object(forKey: "x", inCollection: "c", as: Int.self) }
+            #expect(resets(recorder) == 0)
+            #expect(flushReasons(recorder).isEmpty)
+            #expect(reader.cacheStatistics.flushes == 0)
+
+            // Later, with values cached: the caches that hold some are emptied, and say why.
+            db.register(Self.migrations(of: "places"))
+            _ = try reader.read { try $0.object(forKey: "x", inCollection: "c", as: Int.self) }
+            #expect(resets(recorder) == 0)
+            #expect(flushReasons(recorder) == [.valueMigrationsRegistered])
+            let commits = recorder.events.compactMap { if case .cachesFlushed(let commit, _) = $0 { commit } else { nil } }
+            #expect(commits == [1])
+            #expect(reader.cacheStatistics.flushes == 1)
+        }
+    }
+
+    @Test func aCommitThatRemovesEverythingAndAConnectionFarBehindEmptyCachesOnPurpose() throws {
+        let recorder = EventRecorder()
+        var configuration = configuration(recorder)
+        configuration.durability = .noMetaSync
+        try withStore(configuration) { db, _ in
+            let reader = db.newConnection()
+            try db.write { try $0.setObject(0, forKey: "x", inCollection: "c") }
+            _ = try reader.read { try $0.object(forKey: "x", inCollection: "c", as: Int.self) }
+            try db.write { try $0.removeAllObjectsInAllCollections() }
+            #expect(try reader.read { try $0.object(forKey: "x", inCollection: "c", as: Int.self) } == nil)
+            #expect(flushReasons(recorder) == [.everythingRemoved])
+
+            try db.write { try $0.setObject(1, forKey: "x", inCollection: "c") }
+            _ = try reader.read { try $0.object(forKey: "x", inCollection: "c", as: Int.self) }
+            for i in 0..<(Int(ConnectionCache.catchUpLimit) + 1) {
+                try db.write { try $0.setObject(i, forKey: "y", inCollection: "c") }
+            }
+            #expect(try reader.read { try $0.object(forKey: "x", inCollection: "c", as: Int.self) } == 1)
+            #expect(flushReasons(recorder) == [.everythingRemoved, .manyCommitsBehind])
+            #expect(resets(recorder) == 0)
+        }
+    }
+
     @Test func staleReadersClearedAreTold() throws {
         let helper = try #require(ProcessTestSupport.helperExecutable())
         let recorder = EventRecorder()

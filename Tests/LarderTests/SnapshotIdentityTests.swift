@@ -76,7 +76,7 @@ struct SnapshotIdentityTests {
             // The cache believes in a commit five past the real one (as a raced read would).
             _ = try connection.core.cache.prepare(snapshotID: nil, migrationsGeneration: db.migrations.generation, readCommit: { real + 5 }, changesets: { _, _ in nil })
             #expect(try connection.read { try $0.object(forKey: "n", inCollection: "c", as: Int.self) } == 1)
-            let (commit, usable) = try connection.core.cache.prepare(snapshotID: nil, migrationsGeneration: db.migrations.generation, readCommit: { real }, changesets: { _, _ in nil })
+            let (commit, usable, _) = try connection.core.cache.prepare(snapshotID: nil, migrationsGeneration: db.migrations.generation, readCommit: { real }, changesets: { _, _ in nil })
             #expect(commit == real && usable)
             try connection.write { try $0.setObject(2, forKey: "n", inCollection: "c") }
             #expect(try connection.read { try $0.object(forKey: "n", inCollection: "c", as: Int.self) } == 2)

@@ -9,8 +9,9 @@ public struct CacheStatistics: Sendable, Equatable {
     public var metadataHits = 0
     /// Metadata reads that decoded the stored bytes.
     public var metadataMisses = 0
-    /// Times the caches were emptied because the changes since they were filled were not known
-    /// (see ``Changeset/isReset``).
+    /// Times the caches were emptied while they held something: because the changes since they
+    /// were filled were not known (see ``Changeset/isReset``), or on purpose (see
+    /// ``CacheFlushReason``).
     public var flushes = 0
     /// Object reads answered by the identity map (``Connection/keepsIdentityMap``); they are
     /// counted in ``objectHits`` too.

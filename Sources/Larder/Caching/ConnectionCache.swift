@@ -197,18 +197,33 @@ final class ConnectionCache: Sendable {
     ///     or `nil`).
     ///   - changesets: the changesets after the first commit through the second, or `nil` when
     ///     they are not all known.
+    ///
+    /// Also returns why the cache was emptied on the way, `nil` when it was not (or held nothing).
     func prepare(
         snapshotID: Int?, migrationsGeneration: Int, readCommit: () throws -> UInt64,
         changesets: (_ after: UInt64, _ through: UInt64) throws -> [Changeset]?
-    ) throws -> (commit: UInt64, usable: Bool) {
+    ) throws -> (commit: UInt64, usable: Bool, emptied: Emptying?) {
         try locked { state in
+            var emptied: Emptying?
             // Values decoded before a declaration of versions changed may be ones it migrates.
             if state.migrationsGeneration != migrationsGeneration {
-                state.flush()
+                if !state.isEmpty {
+                    state.flush()
+                    emptied = .flushed(.valueMigrationsRegistered)
+                }
                 state.migrationsGeneration = migrationsGeneration
             }
-            return try state.moveForward(snapshotID: snapshotID, readCommit: readCommit, changesets: changesets)
+            let (commit, usable) = try state.moveForward(snapshotID: snapshotID, readCommit: readCommit, changesets: changesets, emptied: &emptied)
+            return (commit, usable, emptied)
         }
+    }
+
+    /// Why ``prepare(snapshotID:migrationsGeneration:readCommit:changesets:)`` emptied the cache.
+    enum Emptying: Equatable {
+        /// The changes since the cache was filled were not known (``Changeset/isReset``).
+        case changesUnknown
+        /// On purpose (``DatabaseEvent/cachesFlushed(commit:reason:)``).
+        case flushed(CacheFlushReason)
     }
 
     /// Empties the cache and brings it back to `commit`, older than its own: a commit it moved
@@ -356,10 +371,11 @@ final class ConnectionCache: Sendable {
 }
 
 extension ConnectionCache.State {
-    /// ``ConnectionCache/prepare(snapshotID:readCommit:changesets:)``, under the lock.
+    /// ``ConnectionCache/prepare(snapshotID:migrationsGeneration:readCommit:changesets:)``, under the lock.
+    /// Sets `emptied` when it empties the cache (an unknown change outweighs the other reasons).
     mutating func moveForward(
         snapshotID: Int?, readCommit: () throws -> UInt64,
-        changesets: (_ after: UInt64, _ through: UInt64) throws -> [Changeset]?
+        changesets: (_ after: UInt64, _ through: UInt64) throws -> [Changeset]?, emptied: inout ConnectionCache.Emptying?
     ) throws -> (commit: UInt64, usable: Bool) {
         if let snapshotID, snapshotID == self.snapshotID { return (commit, true) }
         let snapshotCommit = try readCommit()
@@ -370,11 +386,20 @@ extension ConnectionCache.State {
             if let snapshotID { self.snapshotID = snapshotID }
             return (commit, true)
         }
-        if objects.count + metadata.count + identities.count > 0 {
-            if snapshotCommit - commit <= ConnectionCache.catchUpLimit, let missed = try changesets(commit, snapshotCommit) {
-                for changeset in missed { apply(changeset) }
+        if !isEmpty {
+            if snapshotCommit - commit > ConnectionCache.catchUpLimit {
+                flush()
+                emptied = .flushed(.manyCommitsBehind)
+            } else if let missed = try changesets(commit, snapshotCommit) {
+                for changeset in missed where !isEmpty {
+                    apply(changeset)
+                    if isEmpty, emptied != .changesUnknown, changeset.isReset || changeset.removedEverything {
+                        emptied = changeset.isReset ? .changesUnknown : .flushed(.everythingRemoved)
+                    }
+                }
             } else {
                 flush()
+                emptied = .changesUnknown
             }
         }
         commit = snapshotCommit
@@ -412,6 +437,11 @@ extension ConnectionCache.State {
             }
             if change.metadata != nil { metadata.removeValue(for: key) }
         }
+    }
+
+    /// Whether the cache holds nothing to empty.
+    var isEmpty: Bool {
+        objects.count + metadata.count + identities.count == 0
     }
 
     mutating func flush() {

@@ -26,8 +26,17 @@ public enum DatabaseEvent: Sendable {
     case staleReadersCleared(count: Int)
     /// A connection's (or the database's own) caches were emptied because the changes since they
     /// were filled were no longer known (``Changeset/isReset``: the change log had dropped them).
+    /// A sign that a connection stayed behind for longer than the log keeps
+    /// (``Configuration/changeLogLimit``); emptyings the store makes on purpose are
+    /// ``cachesFlushed(commit:reason:)``.
     case cachesReset(commit: UInt64)
-    /// A write transaction committed.
+    /// A connection's (or the database's own) caches were emptied on purpose, for `reason`: a
+    /// registration of ``ValueMigrations``, a connection so far behind that reading the changes
+    /// would cost more, a commit that removed everything. Nothing was lost; reads decode again.
+    /// Told only for caches that held something.
+    case cachesFlushed(commit: UInt64, reason: CacheFlushReason)
+    /// A write transaction committed, whether or not it changed anything (``CommitEvent/commit``
+    /// is `nil` when it changed nothing).
     case committed(CommitEvent)
     /// A write transaction committed nothing: its closure threw, it rolled back, or LMDB refused
     /// the commit.

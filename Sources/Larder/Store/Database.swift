@@ -174,12 +174,14 @@ public final class Database: DatabaseAccess {
     /// when it cannot be known, and the cache then reads the snapshot's commit.
     private func prepare(_ core: ConnectionCore, _ lmdb: LMDBTransaction, snapshotID: Int?) throws -> ReadTransaction.Snapshot {
         let hub = shared.changeHub
-        let flushesBefore = configuration.onEvent == nil ? 0 : core.cache.currentStatistics.flushes
-        let (commit, usable) = try core.cache.prepare(
+        let (commit, usable, emptied) = try core.cache.prepare(
             snapshotID: snapshotID, migrationsGeneration: migrations.generation, readCommit: { try ChangeLog.lastCommit(lmdb) },
             changesets: { try hub.changesets(after: $0, through: $1, in: lmdb) })
-        if let onEvent = configuration.onEvent, core.cache.currentStatistics.flushes > flushesBefore {
-            onEvent(.cachesReset(commit: commit))
+        if let emptied, let onEvent = configuration.onEvent {
+            switch emptied {
+            case .changesUnknown: onEvent(.cachesReset(commit: commit))
+            case .flushed(let reason): onEvent(.cachesFlushed(commit: commit, reason: reason))
+            }
         }
         hub.catchUp(lmdb, to: commit)
         return ReadTransaction.Snapshot(commit: commit, cacheUsable: usable)

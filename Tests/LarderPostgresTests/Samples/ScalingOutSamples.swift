@@ -123,3 +123,12 @@ struct ScalingOutSamples {
         #expect(try PrimaryConfiguration(environment: ["PGUSER": "u", "PGPORT": ""]).port == 5432)  // empty is unset, as in libpq
     }
 }
+
+/// Prints why `replica` has not reached its primary since its last failure, if it has not
+/// (the sample of "When the replica's own work fails"; run by ReplicaTests).
+func reportFollowing(of replica: Replica) {
+    let statistics = replica.statistics
+    if let failure = statistics.lastFailure, failure.date > statistics.lastPrimaryContact ?? .distantPast {
+        print("the replica has not reached the primary since \(failure.work) failed: \(failure.error)")
+    }
+}
