@@ -1,3 +1,4 @@
+#if Extras
 import Foundation
 import Larder
 
@@ -50,3 +51,4 @@ public struct ReplicaFailure: Sendable, Equatable, CustomStringConvertible {
             && lhs.error.description == rhs.error.description
     }
 }
+#endif
