@@ -3,7 +3,7 @@ import Larder
 import Logging
 
 extension Database.Configuration {
-    /// Adds `handler` to ``Larder/Database/Configuration/onEvent``: it is told every event after
+    /// Adds `handler` to `Database/Configuration/onEvent`: it is told every event after
     /// the handler already set, if any. The adapters add themselves this way, so that logging
     /// and metrics can both be on.
     ///

@@ -2,7 +2,7 @@
 import Larder
 import Logging
 
-/// Writes Larder's events (``Larder/DatabaseEvent``) to a swift-log `Logger`, at levels a server's
+/// Writes Larder's events (`DatabaseEvent`) to a swift-log `Logger`, at levels a server's
 /// log wants: openings and closings at `info`, map growth and cache resets at `notice` (caches
 /// emptied on purpose, as after a registration of value migrations, at `debug`), stale readers
 /// cleared at `warning`, commits at `trace` (a slow one at `warning`), failed writes at `error`
@@ -27,7 +27,7 @@ public struct LarderEventLogger: Sendable {
         self.slowCommitThreshold = slowCommitThreshold
     }
 
-    /// Logs `event`; use it as (or call it from) ``Larder/Database/Configuration/onEvent``.
+    /// Logs `event`; use it as (or call it from) `Database/Configuration/onEvent`.
     public func log(_ event: DatabaseEvent) {
         switch event {
         case .opened(let opening):

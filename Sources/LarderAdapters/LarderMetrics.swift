@@ -2,22 +2,22 @@
 import CoreMetrics
 import Larder
 
-/// Records Larder's events (``Larder/DatabaseEvent``) as swift-metrics counters, a timer and
+/// Records Larder's events (`DatabaseEvent`) as swift-metrics counters, a timer and
 /// gauges, under labels that start with a prefix (default `larder`):
 ///
 /// | label | kind | what |
 /// |---|---|---|
-/// | `larder_commits_total` | counter | commits that changed something (a ``Larder/CommitEvent/commit`` number) |
+/// | `larder_commits_total` | counter | commits that changed something (a `CommitEvent/commit` number) |
 /// | `larder_rows_written_total` | counter | indexes inserted, updated or removed |
 /// | `larder_write_failures_total` | counter | writes that kept nothing (errors and rollbacks) |
 /// | `larder_map_growths_total` | counter | times the map grew |
 /// | `larder_stale_readers_cleared_total` | counter | reader slots of dead processes cleared |
 /// | `larder_cache_resets_total` | counter | cache resets (changes no longer in the change log) |
-/// | `larder_cache_flushes_total` | counter | caches emptied on purpose (``Larder/CacheFlushReason``) |
+/// | `larder_cache_flushes_total` | counter | caches emptied on purpose (`CacheFlushReason`) |
 /// | `larder_commit_duration` | timer | each counted commit's duration |
 /// | `larder_group_commit_size` | gauge | callers in the last commit |
 /// | `larder_map_size_bytes`, `larder_map_used_bytes` | gauges | the map after the last commit or growth |
-/// | `larder_reader_lag` | gauge | ``Larder/Database/oldestReaderLag()``, when polled |
+/// | `larder_reader_lag` | gauge | `Database/oldestReaderLag()`, when polled |
 ///
 /// ```swift
 /// let metrics = LarderMetrics(dimensions: [("store", "orders")])
@@ -60,7 +60,7 @@ public final class LarderMetrics: Sendable {
         readerLag = Gauge(label: label("reader_lag"), dimensions: dimensions, factory: factory)
     }
 
-    /// Records `event`; use it as (or call it from) ``Larder/Database/Configuration/onEvent``.
+    /// Records `event`; use it as (or call it from) `Database/Configuration/onEvent`.
     public func record(_ event: DatabaseEvent) {
         switch event {
         case .opened(let opening):
@@ -95,7 +95,7 @@ public final class LarderMetrics: Sendable {
         }
     }
 
-    /// Reads ``Larder/Database/oldestReaderLag()`` of `database` into `larder_reader_lag`.
+    /// Reads `Database/oldestReaderLag()` of `database` into `larder_reader_lag`.
     public func recordReaderLag(of database: Database) {
         readerLag.record(database.oldestReaderLag())
     }

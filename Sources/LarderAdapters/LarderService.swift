@@ -2,9 +2,9 @@
 import Larder
 import ServiceLifecycle
 
-/// A swift-service-lifecycle `Service` that owns a ``Larder/Database`` for a server's lifetime:
+/// A swift-service-lifecycle `Service` that owns a `Database` for a server's lifetime:
 /// `run()` waits for the graceful shutdown (or cancellation), then flushes the store to the disk
-/// and closes it (``Larder/Database/close()``), after the writes already queued have committed.
+/// and closes it (`Database/close()`), after the writes already queued have committed.
 ///
 /// ```swift
 /// let db = try Database(path: "/var/lib/app/store")
@@ -37,7 +37,7 @@ public struct LarderService: Service {
 
     /// Waits for the graceful shutdown (or the task's cancellation), then flushes and closes the
     /// database.
-    /// - Throws: the ``Larder/LarderError`` of a failed flush (``Larder/Database/sync()``); the
+    /// - Throws: the `LarderError` of a failed flush (`Database/sync()`); the
     ///   database is closed all the same.
     public func run() async throws {
         if let metrics {

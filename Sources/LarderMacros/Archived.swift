@@ -4,7 +4,7 @@
 @_exported public import Larder
 
 /// Generates a `Saveable` archiver for a `Codable` type, one that reads and writes the same
-/// MessagePack map the `Codable` path (``MessagePackArchiver``) writes, byte for byte, without
+/// MessagePack map the `Codable` path (`MessagePackArchiver`) writes, byte for byte, without
 /// going through `Codable`.
 ///
 /// ```swift
@@ -19,8 +19,8 @@
 /// }
 /// ```
 ///
-/// The macro adds an extension that conforms the type to ``ArchivedMessagePack`` (and so to
-/// `Saveable`, with ``GeneratedArchiver`` as its archiver): `setObject` and typed reads then use
+/// The macro adds an extension that conforms the type to `ArchivedMessagePack` (and so to
+/// `Saveable`, with `GeneratedArchiver` as its archiver): `setObject` and typed reads then use
 /// the generated code. Values written by either path read back through the other and through any
 /// MessagePack library:
 ///
@@ -75,7 +75,7 @@ public macro Archived() = #externalMacro(module: "LarderMacrosPlugin", type: "Ar
 /// Either layout reads both: a type whose `CodingKeys` are `Int` matches an entry by its name or
 /// by its number, so values written before the switch read as they are (and are rewritten
 /// numbered when next written, or all at once with
-/// `MigrationStep(from:rearchiving:)`), and the `Codable` path (``MessagePackDecoder``) reads the
+/// `MigrationStep(from:rearchiving:)`), and the `Codable` path (`MessagePackDecoder`) reads the
 /// numbered map too. The `Codable` path writes names.
 @attached(extension, conformances: ArchivedMessagePack, names: named(archiver), named(writeMessagePack(to:)), named(init(messagePack:)))
 @attached(member, names: named(init(messagePack:)))

@@ -23,7 +23,7 @@ struct CommitArguments: Sendable {
     /// Whether it follows the commits before it in its batch (see ``PrimarySQL/commitProcedure``).
     var chained = false
 
-    /// - Throws: ``LarderError/Code/invalidConfiguration`` for a collection or key holding NUL,
+    /// - Throws: `LarderError/Code/invalidConfiguration` for a collection or key holding NUL,
     ///   which PostgreSQL's `text` cannot.
     init(_ commit: ReplicatedCommit, reads: ReadSet, position: UInt64, positionToken: String?, token: String) throws {
         self.position = position

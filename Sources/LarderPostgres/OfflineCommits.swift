@@ -94,7 +94,7 @@ public struct RejectedCommit: Sendable, Identifiable {
 
         /// The object decoded as `T` (an object archived as MessagePack or JSON by `Codable`);
         /// `nil` for a removal.
-        /// - Throws: ``LarderError/Code/decodingFailed`` when it is not a `T`, or was archived
+        /// - Throws: `LarderError/Code/decodingFailed` when it is not a `T`, or was archived
         ///   in another format (decode ``object`` with its archiver).
         public func object<T: Decodable>(as type: T.Type = T.self) throws -> T? {
             guard let object else { return nil }
@@ -136,7 +136,7 @@ public struct RejectedCommit: Sendable, Identifiable {
     public let changes: [Change]
     private let info: [[UInt8]]
 
-    /// The commit information the write set (``ReadWriteTransaction/setCommitInfo(_:)``), as `T`.
+    /// The commit information the write set (`ReadWriteTransaction/setCommitInfo(_:)`), as `T`.
     public func commitInfo<T: Decodable>(as type: T.Type = T.self) throws -> [T] {
         try info.map { bytes in
             do {

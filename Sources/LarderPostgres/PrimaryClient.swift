@@ -89,7 +89,7 @@ actor PrimaryClient {
 
     /// The open connection, made when there is none, within
     /// ``PrimaryConfiguration/connectTimeout``.
-    /// - Throws: ``LarderError/Code/primaryUnavailable`` when the primary cannot be reached.
+    /// - Throws: `LarderError/Code/primaryUnavailable` when the primary cannot be reached.
     func connected() async throws -> PostgresConnection {
         guard !isShutDown else {
             throw LarderError(.databaseClosed, "the replica was closed", operation: "connect")
@@ -207,7 +207,7 @@ actor PrimaryClient {
     }
 
     /// Runs one statement and hands its rows to `rows`, as an exchange of its own; every error
-    /// comes as a ``LarderError`` for `operation`.
+    /// comes as a `LarderError` for `operation`.
     private func statement<T: Sendable>(
         _ query: PostgresQuery, operation: String, _ rows: @escaping @Sendable (PostgresRowSequence) async throws -> T
     ) async throws -> T {
@@ -297,12 +297,12 @@ actor PrimaryClient {
     /// being made) is a retry, wherever it comes. Each request is checked on its own: one
     /// refused on a conflict does not keep the others from being made.
     ///
-    /// Each result's failure is ``LarderError/Code/primaryUnavailable`` when the primary cannot
+    /// Each result's failure is `LarderError/Code/primaryUnavailable` when the primary cannot
     /// be reached or does not answer before `COMMIT` is sent (nothing was committed);
-    /// ``LarderError/Code/commitOutcomeUnknown`` when the connection broke, or the deadline
+    /// `LarderError/Code/commitOutcomeUnknown` when the connection broke, or the deadline
     /// passed, after `COMMIT` was sent and the outcome cannot be found;
-    /// ``LarderError/Code/replicaMismatch`` when the primary's history is not the replica's;
-    /// ``LarderError/Code/primaryRefused``; ``LarderError/Code/invalidConfiguration`` for a key
+    /// `LarderError/Code/replicaMismatch` when the primary's history is not the replica's;
+    /// `LarderError/Code/primaryRefused`; `LarderError/Code/invalidConfiguration` for a key
     /// PostgreSQL cannot hold.
     func commit(_ requests: [CommitRequest]) async -> [Result<CommitOutcome, LarderError>] {
         var results = [Result<CommitOutcome, LarderError>?](repeating: nil, count: requests.count)
@@ -355,7 +355,7 @@ actor PrimaryClient {
 
     /// Makes the commit procedure the first time it is needed, and says whether commits go
     /// through it.
-    /// - Throws: ``LarderError/Code/primaryUnavailable`` when the primary cannot be reached.
+    /// - Throws: `LarderError/Code/primaryUnavailable` when the primary cannot be reached.
     private func commitProcedureAvailable() async throws -> Bool {
         guard configuration.usesCommitProcedure else { return false }
         if let procedureAvailable { return procedureAvailable }
@@ -593,7 +593,7 @@ actor PrimaryClient {
 
     /// The commits among those sent with `tokens` that the primary's log holds, with their
     /// numbers.
-    /// - Throws: ``LarderError/Code/primaryUnavailable`` when the primary cannot be asked.
+    /// - Throws: `LarderError/Code/primaryUnavailable` when the primary cannot be asked.
     func madeCommits(tokens: [String]) async throws -> [String: UInt64] {
         guard case .answered(let made) = try await exclusively({ await lookUp(tokens: tokens) }) else {
             throw LarderError(.primaryUnavailable, "the primary \(configuration) could not be asked which commits it has", operation: "replicate")

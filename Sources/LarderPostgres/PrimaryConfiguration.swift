@@ -3,7 +3,7 @@ import Foundation
 import Larder
 
 /// Where a replica's PostgreSQL primary is and how to reach it, in the settings libpq uses:
-/// a `postgresql://` URL (``init(url:)``) or the `PG…` environment variables (``environment(_:)``).
+/// a `postgresql://` URL (``init(url:tablePrefix:)``) or the `PG…` environment variables (``init(environment:tablePrefix:)``).
 ///
 /// The password never appears in ``description``, in errors or in logs.
 public struct PrimaryConfiguration: Sendable, CustomStringConvertible {
@@ -38,12 +38,12 @@ public struct PrimaryConfiguration: Sendable, CustomStringConvertible {
     /// so `Shop` and `shop` would name the same tables.
     public var tablePrefix: String
     /// How long a connection attempt may take (10 s by default); after it the caller gets
-    /// ``LarderError/Code/primaryUnavailable``.
+    /// `LarderError/Code/primaryUnavailable`.
     public var connectTimeout: Duration
     /// How long one exchange with the primary may take once connected: a statement and its
     /// rows, a commit's `COMMIT`, a catch-up's fetch (10 s by default). A primary that does not
-    /// answer within it (stopped, frozen, cut off) gives ``LarderError/Code/primaryUnavailable``,
-    /// or ``LarderError/Code/commitOutcomeUnknown`` when a commit was sent and its outcome cannot
+    /// answer within it (stopped, frozen, cut off) gives `LarderError/Code/primaryUnavailable`,
+    /// or `LarderError/Code/commitOutcomeUnknown` when a commit was sent and its outcome cannot
     /// be found; the connection is dropped and made again by the next exchange. Loading a
     /// snapshot of the primary's tables, which can be large, gets ``snapshotTimeout`` instead.
     public var requestTimeout: Duration = .seconds(10)
@@ -77,7 +77,7 @@ public struct PrimaryConfiguration: Sendable, CustomStringConvertible {
     /// Reads a libpq connection URL: `postgresql://user:password@host:port/database?sslmode=…`
     /// (`postgres://` too). Missing parts take libpq's defaults: host `localhost`, port 5432,
     /// user and database from ``init(environment:tablePrefix:)``'s rules. Percent-escapes are decoded.
-    /// - Throws: ``LarderError/Code/invalidConfiguration`` for another scheme, a bad port, an
+    /// - Throws: `LarderError/Code/invalidConfiguration` for another scheme, a bad port, an
     ///   unknown `sslmode`, or a malformed `%` escape (libpq refuses them too, rather than drop
     ///   the part that holds one).
     public init(url: String, tablePrefix: String = "larder") throws {
@@ -121,7 +121,7 @@ public struct PrimaryConfiguration: Sendable, CustomStringConvertible {
     /// The settings libpq reads from the environment: `PGHOST` (`localhost`), `PGPORT` (5432),
     /// `PGUSER` (the user running the program), `PGPASSWORD`, `PGDATABASE` (the user name) and
     /// `PGSSLMODE` (`prefer`).
-    /// - Throws: ``LarderError/Code/invalidConfiguration`` for a `PGPORT` that is not a port
+    /// - Throws: `LarderError/Code/invalidConfiguration` for a `PGPORT` that is not a port
     ///   number or a `PGSSLMODE` libpq does not know (libpq refuses both).
     public init(environment variables: [String: String] = ProcessInfo.processInfo.environment, tablePrefix: String = "larder") throws {
         // Empty means unset, as in libpq.

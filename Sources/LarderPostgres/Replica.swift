@@ -40,7 +40,7 @@ public final class Replica: Sendable {
             return configuration
         }()
         /// How many times a write runs its closure before it gives up with
-        /// ``LarderError/Code/writeConflict``.
+        /// `LarderError/Code/writeConflict`.
         public var maxAttempts = 16
         /// Whether the replica follows the primary by itself (LISTEN/NOTIFY, and a poll every
         /// ``pollInterval``). Without it, commits of other replicas arrive at the next write or
@@ -60,14 +60,14 @@ public final class Replica: Sendable {
         /// Whether ``Replica/open(at:primary:configuration:)`` opens a replica that has followed
         /// the primary before even when the primary cannot be reached (on by default): reads
         /// then show the replica's last position, writes throw
-        /// ``LarderError/Code/primaryUnavailable``, and the replica follows once the primary is
+        /// `LarderError/Code/primaryUnavailable`, and the replica follows once the primary is
         /// back (it checks that the primary is the same one, with the same history). Off, the
-        /// open throws ``LarderError/Code/primaryUnavailable``. A new replica always needs the
+        /// open throws `LarderError/Code/primaryUnavailable`. A new replica always needs the
         /// primary.
         public var opensOffline = true
 
         /// Whether a write made while the primary cannot be reached commits on the replica alone,
-        /// as a pending commit, instead of throwing ``LarderError/Code/primaryUnavailable`` (off
+        /// as a pending commit, instead of throwing `LarderError/Code/primaryUnavailable` (off
         /// by default).
         ///
         /// A pending commit is visible to the replica's reads at once, survives closing and
@@ -85,7 +85,7 @@ public final class Replica: Sendable {
     }
 
     /// The replica's store. Read it as any store; its data changes only through the replica
-    /// (a write made to it directly is refused with ``LarderError/Code/readOnly``).
+    /// (a write made to it directly is refused with `LarderError/Code/readOnly`).
     public let database: Database
     /// The primary this replica follows.
     public let primary: PrimaryConfiguration
@@ -164,8 +164,8 @@ public final class Replica: Sendable {
     /// tables if they are missing, and brings it up to the primary's last commit. A replica that
     /// has followed the primary before opens without it too (see
     /// ``Configuration/opensOffline``).
-    /// - Throws: ``LarderError/Code/replicaMismatch`` when the store at `path` holds data of its
-    ///   own or replicates another primary; ``LarderError/Code/primaryUnavailable``; what opening
+    /// - Throws: `LarderError/Code/replicaMismatch` when the store at `path` holds data of its
+    ///   own or replicates another primary; `LarderError/Code/primaryUnavailable`; what opening
     ///   the store throws.
     public static func open(at path: String, primary: PrimaryConfiguration, configuration: Configuration = Configuration()) async throws -> Replica {
         let primary = try primary.validated()
@@ -233,7 +233,7 @@ public final class Replica: Sendable {
 
     /// The last failure of the replica's own work with the primary (following it, trimming its
     /// log), which no caller sees; `nil` when there was none, or a catch-up succeeded since.
-    /// A ``LarderError/Code/replicaMismatch`` here stays until ``rebootstrap()``.
+    /// A `LarderError/Code/replicaMismatch` here stays until ``rebootstrap()``.
     /// ``Statistics/lastFailure`` keeps the last one with what the replica was doing and when,
     /// after a success too.
     public var lastFollowError: LarderError? {
@@ -241,8 +241,8 @@ public final class Replica: Sendable {
     }
 
     /// Applies every commit the primary has made so far.
-    /// - Throws: ``LarderError/Code/primaryUnavailable`` when the primary cannot be reached;
-    ///   ``LarderError/Code/replicaMismatch`` when the primary's history is not the replica's
+    /// - Throws: `LarderError/Code/primaryUnavailable` when the primary cannot be reached;
+    ///   `LarderError/Code/replicaMismatch` when the primary's history is not the replica's
     ///   (see ``rebootstrap()``).
     public func catchUp() async throws {
         do {
@@ -262,13 +262,13 @@ public final class Replica: Sendable {
     }
 
     /// Replaces the replica's contents with a snapshot of the primary's tables and follows the
-    /// primary again: the way out of a ``LarderError/Code/replicaMismatch``.
+    /// primary again: the way out of a `LarderError/Code/replicaMismatch`.
     ///
     /// A replica refuses to follow a primary whose history is not its own (a primary restored
     /// from an older backup and written since, a failover that lost commits): what it shows
     /// that the primary does not have would be lost, so it waits for the program to decide.
     /// Everything the replica showed is replaced; observers see one changeset for it.
-    /// - Throws: ``LarderError/Code/primaryUnavailable``; what writing the store throws.
+    /// - Throws: `LarderError/Code/primaryUnavailable`; what writing the store throws.
     public func rebootstrap() async throws {
         try await applier.rebootstrap()
         lastError.withLock { $0 = nil }
@@ -290,8 +290,8 @@ public final class Replica: Sendable {
     }
 
     /// Records a failure of `work`, which no caller waits for (or a divergence), and tells
-    /// ``Configuration/onEvent``. Not noted: ``LarderError/Code/databaseClosed`` and errors that
-    /// are not a ``LarderError`` (every failure of the primary or the store is one; what is left
+    /// ``Configuration/onEvent``. Not noted: `LarderError/Code/databaseClosed` and errors that
+    /// are not a `LarderError` (every failure of the primary or the store is one; what is left
     /// is the cancellation of the replica's tasks as it closes).
     private func noteFailure(_ error: any Error, while work: ReplicaFailure.Work) {
         guard let error = error as? LarderError, error.code != .databaseClosed else { return }
@@ -320,7 +320,7 @@ public final class Replica: Sendable {
     /// The closure may run more than once: when a commit the replica had not applied wrote
     /// something the closure read, the replica applies it and runs the closure again. Keep its
     /// effects inside the transaction. A closure that throws or calls
-    /// ``ReadWriteTransaction/rollback()`` commits nothing; one that changes nothing sends nothing.
+    /// `ReadWriteTransaction/rollback()` commits nothing; one that changes nothing sends nothing.
     /// The write returns only once PostgreSQL has committed the transaction (its `COMMIT`
     /// completed): an acknowledged write is on the primary. It returns once the replica shows
     /// the commit too, except when the primary becomes unreachable between its commit and the
@@ -334,14 +334,14 @@ public final class Replica: Sendable {
     /// With ``Configuration/writesOffline``, a write the primary cannot be reached for (and every
     /// write while such writes wait) returns once committed on the replica alone, as a pending
     /// commit that reaches the primary later, or is rejected (see the configuration).
-    /// - Throws: what `body` throws; ``LarderError/Code/writeConflict`` after
-    ///   ``Configuration/maxAttempts`` conflicts; ``LarderError/Code/primaryUnavailable`` when the
+    /// - Throws: what `body` throws; `LarderError/Code/writeConflict` after
+    ///   ``Configuration/maxAttempts`` conflicts; `LarderError/Code/primaryUnavailable` when the
     ///   primary cannot be reached or does not answer within
     ///   ``PrimaryConfiguration/requestTimeout`` before the commit is sent (nothing was written;
     ///   with `writesOffline`, never: the write is pending instead);
-    ///   ``LarderError/Code/commitOutcomeUnknown`` when the connection broke (or the deadline
+    ///   `LarderError/Code/commitOutcomeUnknown` when the connection broke (or the deadline
     ///   passed) once the commit was sent and its outcome could not be found (the replica shows
-    ///   it later if it was made); ``LarderError/Code/replicaMismatch`` when the primary's
+    ///   it later if it was made); `LarderError/Code/replicaMismatch` when the primary's
     ///   history is not the replica's (see ``rebootstrap()``).
     public func write<R: Sendable>(_ body: @escaping @Sendable (ReadWriteTransaction) throws -> R) async throws -> R {
         let clock = ContinuousClock()

@@ -41,9 +41,9 @@ actor ReplicaApplier {
     /// Applies the primary's commits until the store shows commit `target` (every commit there
     /// is now, without one). `own` are commits this replica just made, applied without
     /// fetching them.
-    /// - Throws: the primary's errors; ``LarderError/Code/corruptValue`` for a commit that does not
+    /// - Throws: the primary's errors; `LarderError/Code/corruptValue` for a commit that does not
     ///   decode (the replica then stops there: it never skips a commit);
-    ///   ``LarderError/Code/replicaMismatch`` when the primary's history is not the replica's.
+    ///   `LarderError/Code/replicaMismatch` when the primary's history is not the replica's.
     func catchUp(through target: UInt64? = nil, own: [OwnCommit] = []) async throws {
         // One catch-up at a time: the actor is reentrant at each await, and two catch-ups
         // fetching from the same position would apply the same commits twice.
@@ -121,7 +121,7 @@ actor ReplicaApplier {
     /// With pending commits (written offline) in the store, the same transaction takes them off
     /// first, applies the primary's commits beneath them, and puts them back on top, dropping
     /// those the primary made and rejecting those the primary's commits conflict with
-    /// (``ReadWriteTransaction/putBack(_:above:at:now:)``): readers never see the store without
+    /// (`ReadWriteTransaction/putBack(_:above:at:now:)`): readers never see the store without
     /// them.
     private func apply(_ commits: [(UInt64, ReplicatedCommit, String)]) async throws {
         let primary = self.primary

@@ -15,7 +15,7 @@ public enum ReplicaEvent: Sendable {
     /// write; the write was made, and the next trim tries again. Also in
     /// ``Replica/lastFollowError`` and ``Replica/Statistics/lastFailure``.
     case trimFailed(LarderError)
-    /// The primary's history is not the replica's (``LarderError/Code/replicaMismatch``): the
+    /// The primary's history is not the replica's (`LarderError/Code/replicaMismatch`): the
     /// replica stopped following and refuses writes until ``Replica/rebootstrap()``. Told once
     /// per divergence.
     case diverged(LarderError)

@@ -37,10 +37,12 @@ public struct MigrationStep: Sendable {
         }
     }
 
-    /// A step that edits the value's MessagePack tree (see ``MessagePackValue``; a Codable
+    /// A step that edits the value's MessagePack tree (see `MessagePackValue`; a Codable
     /// struct is a map from its property names, which `value["name"]` reads and writes).
-    /// - Parameter edit: may throw to refuse a value; the read or migration then fails with
-    ///   ``LarderError/Code/migrationFailed``.
+    /// - Parameters:
+    ///   - version: the version the step reads; it produces the next one.
+    ///   - edit: may throw to refuse a value; the read or migration then fails with
+    ///     ``LarderError/Code/migrationFailed``.
     public init(from version: Int, _ edit: @escaping @Sendable (_ value: inout MessagePackValue) throws -> Void) {
         self.init(from: version, fieldChanges: [], edit)
     }

@@ -27,7 +27,7 @@ public enum DatabaseEvent: Sendable {
     /// A connection's (or the database's own) caches were emptied because the changes since they
     /// were filled were no longer known (``Changeset/isReset``: the change log had dropped them).
     /// A sign that a connection stayed behind for longer than the log keeps
-    /// (``Configuration/changeLogLimit``); emptyings the store makes on purpose are
+    /// (``Database/Configuration/changeLogLimit``); emptyings the store makes on purpose are
     /// ``cachesFlushed(commit:reason:)``.
     case cachesReset(commit: UInt64)
     /// A connection's (or the database's own) caches were emptied on purpose, for `reason`: a

@@ -11,7 +11,7 @@ import Foundation
 /// arrays and optionals of fields, and every type with `@Archived` (of `LarderMacros`) conform.
 /// Generated code calls these requirements; other code has no need to. A conformance written by
 /// hand reads a nested field with ``MessagePackFieldReader/readNested(_:)`` (or
-/// ``MessagePackFieldReader/read(_:forKey:)``), not by calling `init(messagePack:)` itself, so
+/// `MessagePackFieldReader.read(_:forKey:)`), not by calling `init(messagePack:)` itself, so
 /// that the reader's nesting count drops again when the nested value ends.
 public protocol MessagePackField: Codable {
     /// Appends the value.

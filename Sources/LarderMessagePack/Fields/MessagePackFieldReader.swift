@@ -12,14 +12,14 @@ import Foundation
 /// ``MessagePackDecoder`` refuses: every read checks its bounds and the kind of what it finds,
 /// containers nest at most 512 deep (counted as the value is read), values the type does not
 /// know are checked whole as they are skipped (bounds, the reserved byte, nesting), and
-/// ``finish()`` refuses bytes after the value. Where an input has several problems, the one
+/// `finish()` refuses bytes after the value. Where an input has several problems, the one
 /// met first is the one reported.
 public struct MessagePackFieldReader {
     let reader: MessagePackReader
     var offset: Int
     /// Containers open above the current position. `beginMap(of:)` and `readArrayHeader()` count
     /// one up; whoever reads a nested value puts the count back when it returns (see
-    /// ``read(_:forKey:)``), so the count follows the nesting without an end-of-container call.
+    /// `read(_:forKey:)`), so the count follows the nesting without an end-of-container call.
     @usableFromInline var depth = 0
     /// The key `readKey()` read last: a string's payload (start and length), or an integer
     /// (`keyIsInteger`; its value in `integerKey`, or in `largeIntegerKey` above `Int64.max`).
@@ -30,7 +30,7 @@ public struct MessagePackFieldReader {
     @usableFromInline var integerKey: Int64 = 0
     var largeIntegerKey: UInt64?
 
-    /// A reader of `bytes`, which should hold exactly one value (``finish()`` checks the end).
+    /// A reader of `bytes`, which should hold exactly one value (`finish()` checks the end).
     package init(bytes: UnsafeRawBufferPointer) {
         reader = MessagePackReader(bytes: bytes)
         offset = 0

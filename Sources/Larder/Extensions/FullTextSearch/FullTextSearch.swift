@@ -90,7 +90,7 @@ public struct FullTextSearch<Object: Codable & Sendable, Metadata: Codable & Sen
 
 extension FullTextSearch where Metadata == NoMetadata {
     /// A full-text index whose texts read the object only; changes of metadata alone do not
-    /// touch it. See ``init(collections:versionTag:tokenizer:columnNames:columnWeights:metadata:texts:)``.
+    /// touch it. See ``init(collections:versionTag:tokenizer:columnNames:columnWeights:metadata:texts:)-([String]?,_,_,_,_,_,_)``.
     public init(
         collections: [String]? = nil, versionTag: String, tokenizer: FullTextTokenizer = FullTextTokenizer(),
         columnNames: [String], columnWeights: [Double]? = nil, texts: @escaping @Sendable (_ index: YapDB.Index, _ object: Object) -> [String]?

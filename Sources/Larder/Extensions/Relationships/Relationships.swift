@@ -20,7 +20,7 @@
 ///
 /// Delete rules run when a value at one end of an edge is **deleted** (see ``DeleteRules``).
 /// Removing a reference from a value is not a deletion; to delete what is no longer reachable,
-/// use garbage collection (``collectingGarbage(in:afterWrites:)``).
+/// use garbage collection (``collectingGarbage(in:afterWrites:)-([String],_)``).
 public struct Relationships: Sendable {
     /// Change it whenever an edge closure changes: a new tag rebuilds the edges.
     public let versionTag: String
@@ -79,7 +79,7 @@ extension Relationships {
     @available(*, deprecated, renamed: "garbageCollectedCollections", message: "a Set<String> merges collection names Swift calls equal but the store keeps apart")
     public var garbageCollected: Set<String> { Set(garbageCollectedCollections) }
 
-    /// ``collectingGarbage(in:afterWrites:)`` over the collections of a `Set`.
+    /// ``collectingGarbage(in:afterWrites:)-([String],_)`` over the collections of a `Set`.
     @available(*, deprecated, message: "pass the collections as an array: a Set<String> merges names Swift calls equal but the store keeps apart")
     @_disfavoredOverload
     public func collectingGarbage(in collections: Set<String>, afterWrites: Bool = false) -> Relationships {

@@ -98,7 +98,7 @@ public struct RelationshipsWriter {
     }
 
     /// Deletes now, in this transaction, the values of the extension's garbage-collected
-    /// collections that nothing reaches (see ``Relationships/collectingGarbage(in:afterWrites:)``),
+    /// collections that nothing reaches (see ``Relationships/collectingGarbage(in:afterWrites:)-([String],_)``),
     /// and returns their indexes. Delete rules run for them like for any deletion; what they
     /// delete in turn is in the changeset, not in the result.
     /// - Complexity: O(E + N) for the E edges and the N values of the collected collections.

@@ -19,7 +19,7 @@
 /// another one throws ``LarderError/Code/encodingFailed``). Objects of a collection that do not
 /// decode as `Object` are not indexed.
 ///
-/// Storage: `x.<name>.nodes` holds the R-tree (``SpatialTree``), `x.<name>.boxes` each indexed
+/// Storage: `x.<name>.nodes` holds the R-tree (`SpatialTree`), `x.<name>.boxes` each indexed
 /// object's box by its collection and key, so that a write finds the entry to move.
 public struct SpatialIndex<Object: Codable & Sendable, Metadata: Codable & Sendable>: Sendable {
     /// The box of the object at `index`, or `nil` to leave it out of the index.

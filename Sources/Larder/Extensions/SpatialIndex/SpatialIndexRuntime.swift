@@ -1,5 +1,5 @@
 /// The spatial index as the store runs it: an R-tree of the objects' boxes (`nodes`, see
-/// ``SpatialTree``) and each indexed object's box by its object key (`boxes`), so that a change
+/// `SpatialTree`) and each indexed object's box by its object key (`boxes`), so that a change
 /// finds the entry to move without decoding the object's previous value.
 final class SpatialIndexRuntime<Object: Codable & Sendable, Metadata: Codable & Sendable>: ExtensionRuntime {
     /// The kind's name in the store's records.
