@@ -59,6 +59,13 @@ let package = Package(
             pkgConfig: "lmdb",
             providers: [.apt(["liblmdb-dev"]), .brew(["lmdb"])]
         ),
+        // Line editing, history and completion for `larder shell`, from the system: Debian's
+        // libedit-dev (`apt-get install libedit-dev`). The tool only, behind the trait `Extras`.
+        .systemLibrary(
+            name: "CLibEdit",
+            pkgConfig: "libedit",
+            providers: [.apt(["libedit-dev"]), .brew(["libedit"])]
+        ),
         // Layer 0: the MessagePack format, on the toolchain alone. `Larder` re-exports it.
         .target(
             name: "LarderMessagePack"
@@ -141,6 +148,7 @@ let package = Package(
                 "Larder",
                 "LarderMessagePack",
                 .product(name: "ArgumentParser", package: "swift-argument-parser", condition: .when(traits: ["Extras"])),
+                .target(name: "CLibEdit", condition: .when(traits: ["Extras"])),
             ]
         ),
         // libFuzzer targets for the decoders (see Sources/larder-fuzz); a corpus replayer otherwise.

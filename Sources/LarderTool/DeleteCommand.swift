@@ -35,7 +35,7 @@ struct DeleteCommand: ParsableCommand {
                 return missing
             }
         }
-        if all, !missing.isEmpty { throw CommandFailure(.notFound, "no collection \(CommandFailure.quoted(collection)) (it has no keys)") }
+        if all, !missing.isEmpty { throw CommandFailure(.notFound, "no collection \(CommandFailure.quoted(collection)) (it has no keys)" + Suggestion.collection(collection, in: db)) }
         if !missing.isEmpty && !ignoreMissing {
             let names = missing.map(CommandFailure.quoted).joined(separator: ", ")
             throw CommandFailure(.notFound, "no object at collection \(CommandFailure.quoted(collection)), key\(missing.count == 1 ? "" : "s") \(names); nothing was removed")

@@ -43,7 +43,8 @@ struct ExportCommand: ParsableCommand {
                 for collection in chosen {
                     let count = try txn.numberOfKeys(inCollection: collection)
                     if count == 0 && !collections.isEmpty {
-                        throw CommandFailure(.notFound, "no collection \(CommandFailure.quoted(collection)) (it has no keys)")
+                        throw CommandFailure(.notFound, "no collection \(CommandFailure.quoted(collection)) (it has no keys)"
+                                             + Suggestion.didYouMean(collection, among: try txn.collections()))
                     }
                     total += count
                 }

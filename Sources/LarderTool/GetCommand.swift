@@ -35,7 +35,11 @@ struct GetCommand: ParsableCommand {
             }
         }
         let where_ = "collection \(CommandFailure.quoted(collection)), key \(CommandFailure.quoted(key))"
-        guard let object else { throw CommandFailure(.notFound, "no object at \(where_)") }
+        guard let object else {
+            // A mistyped collection is the likelier mistake when the collection is empty.
+            let empty = (try? db.read { try $0.numberOfKeys(inCollection: collection) }) == 0
+            throw CommandFailure(.notFound, "no object at \(where_)" + (empty ? Suggestion.collection(collection, in: db) : ""))
+        }
         let objectValue = StoredValue(format: object.format, payload: object.bytes)
         let metadataValue = stored.map { StoredValue(format: $0.format, payload: $0.bytes) }
         if raw {
@@ -44,7 +48,22 @@ struct GetCommand: ParsableCommand {
             Output.standard.write(value.payload)
             return
         }
-        if format == .table || format == .csv {
+        if format == .table {
+            // For people: one row per field of the value (and of its metadata), as a record view.
+            var table = RecordTable(columns: ["field", "value"])
+            func rows(_ value: JSONValue, prefix: String, whole: String) {
+                guard case .object(let members) = value else {
+                    table.append([.string(whole), value])
+                    return
+                }
+                for member in members { table.append([.string(prefix + member.key), member.value]) }
+            }
+            rows(try shown(objectValue, what: "object"), prefix: "", whole: "object")
+            if let metadataValue { rows(try shown(metadataValue, what: "metadata"), prefix: "metadata.", whole: "metadata") }
+            table.print(format)
+            return
+        }
+        if format == .csv {
             var table = RecordTable(columns: ["collection", "key", "format", "object", "metadataFormat", "metadata"])
             table.append([
                 .string(collection), .string(key), ValueDisplay.formatJSON(objectValue.format), try shown(objectValue, what: "object"),

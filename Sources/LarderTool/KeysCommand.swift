@@ -32,7 +32,7 @@ struct KeysCommand: ParsableCommand {
                 return try txn.keys(inCollection: collection, range: range)
             }
         }
-        guard let keys else { throw CommandFailure(.notFound, "no collection \(CommandFailure.quoted(collection)) (it has no keys)") }
+        guard let keys else { throw CommandFailure(.notFound, "no collection \(CommandFailure.quoted(collection)) (it has no keys)" + Suggestion.collection(collection, in: db)) }
         switch json ? .json : format {
         case .text: for key in keys { say(key) }
         case .json: sayJSON(jsonStrings(keys))

@@ -27,6 +27,7 @@ struct LarderCommand: ParsableCommand {
         LMDBAssertion.exitStatus.store(ExitStatus.storeError.rawValue, ordering: .relaxed)  // a damaged page nothing caught: status 5, not SIGABRT
         do {
             try checkArgumentsAreUTF8()
+            try checkSubcommandIsKnown()
             var command = try parseAsRoot()
             try command.run()
             try Output.standard.finish()
@@ -47,6 +48,15 @@ struct LarderCommand: ParsableCommand {
                 throw CommandFailure(.badInput, "argument \(position) (\(CommandFailure.quoted(String(cString: pointer)))) is not UTF-8; larder takes collections, keys, values and paths as UTF-8 text only (other bytes would be replaced and distinct names would collide)")
             }
         }
+    }
+
+    /// Refuses a first argument that is no subcommand with the closest one's name, where the
+    /// parser would say only that the arguments were unexpected.
+    private static func checkSubcommandIsKnown() throws {
+        guard let first = CommandLine.arguments.dropFirst().first, !first.hasPrefix("-") else { return }
+        let names = configuration.subcommands.compactMap { $0.configuration.commandName } + ["help"]
+        guard !names.contains(first) else { return }
+        throw CommandFailure(.usage, "unknown command \(CommandFailure.quoted(first))" + Suggestion.didYouMean(first, among: names) + " (larder --help lists the commands)")
     }
 
     private static func finish(with error: any Error) -> Never {

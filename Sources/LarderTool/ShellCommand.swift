@@ -31,14 +31,22 @@ struct ShellCommand: ParsableCommand {
         _ = try store.open()  // refuse a missing or damaged store before the first prompt
         let interactive = isatty(0) == 1
         var session: [String] = []
-        if interactive { say("larder shell on \(store.path); type help for the commands, quit to leave") }
-        while true {
-            if interactive {
-                Output.standard.write("larder> ")
+        if interactive {
+            say("larder shell on \(store.path); type help for the commands, quit to leave")
+            // The store is opened for each Tab and closed after it: a session's commands open it
+            // for writing, which a database this process kept open read-only would prevent.
+            let store = self.store
+            LineEditor.start { before, word in
+                guard let database = try? store.open() else { return [] }
+                return Self.completions(before: before, word: word, in: database)
             }
+        }
+        while true {
             try? Output.standard.finish()
-            guard let read = readLine(strippingNewline: true) else { break }
+            let read = interactive ? LineEditor.readLine(prompt: "larder> ") : readLine(strippingNewline: true)
+            guard let read else { break }
             var line = read.trimmingCharacters(in: .whitespaces)
+            if interactive && !line.isEmpty { LineEditor.remember(line) }
             if line.isEmpty { continue }
             if line == "!!" || (line.hasPrefix("!") && Int(line.dropFirst()) != nil) {
                 let number = line == "!!" ? session.count : Int(line.dropFirst())!
@@ -54,6 +62,27 @@ struct ShellCommand: ParsableCommand {
             perform(line, session: session)
         }
         try Output.standard.finish()
+    }
+
+    /// The words the session's commands take.
+    static let commandNames = (storeCommands.union(["help", "history", "list", "quit", "exit"])).sorted()
+
+    /// What Tab offers for `word` after `before`: a command first, then a collection (for the
+    /// commands that take one), then a key of that collection (at most 200, by prefix).
+    static func completions(before: String, word: String, in database: Database) -> [String] {
+        let words = (try? Self.words(before)) ?? before.split(separator: " ").map(String.init)
+        func starting(_ candidates: [String]) -> [String] { candidates.filter { $0.hasPrefix(word) } }
+        switch words.count {
+        case 0:
+            return starting(commandNames)
+        case 1 where ["keys", "get", "put", "delete", "history", "export"].contains(words[0]):
+            return starting((try? database.read { try $0.collections() }) ?? [])
+        case 2 where ["get", "put", "delete", "history"].contains(words[0]):
+            let range = KeyRange(prefix: word.isEmpty ? nil : word, limit: 200)
+            return (try? database.read { try $0.keys(inCollection: words[1], range: range) }) ?? []
+        default:
+            return []
+        }
     }
 
     /// Runs one command line, reporting a failure without ending the session.
@@ -78,7 +107,8 @@ struct ShellCommand: ParsableCommand {
         }
         let command = name == "list" ? "collections" : name
         guard Self.storeCommands.contains(command) || command == "history" else {
-            printError("larder: unknown command \(CommandFailure.quoted(name)); help lists the commands")
+            let suggestion = Suggestion.closest(to: name, among: Self.commandNames).map { "; did you mean \(CommandFailure.quoted($0))?" } ?? ""
+            printError("larder: unknown command \(CommandFailure.quoted(name))\(suggestion) (help lists the commands)")
             return
         }
         var arguments = [command, store.path] + words.dropFirst()

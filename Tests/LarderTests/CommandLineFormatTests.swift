@@ -48,8 +48,14 @@ struct CommandLineFormatTests {
         let object = try #require(try CLI.json(["get", path, "items", "b", "--format", "json"]) as? [String: Any])
         #expect(object["key"] as? String == "b" && (object["object"] as? [String: Any])?["count"] as? Int == 5)
         #expect(try CLI.succeed(["get", path, "items", "b", "--format", "jsonl", "--pretty"]).split(separator: "\n").count == 1)
-        let table = try CLI.succeed(["get", path, "items", "b", "--format", "table"]).split(separator: "\n")
-        #expect(table.count == 2 && table[1].hasPrefix("items       b    messagePack"))
+        // A table shows the value as field/value rows, the metadata's fields after it.
+        #expect(try CLI.succeed(["get", path, "items", "a", "--format", "table"]) == """
+            field          value
+            name           cup, blue
+            count          2
+            metadata.note  said "hi"
+
+            """)
         try CLI.fail(["keys", path, "items", "--format", "xml"], status: CLI.Status.usage)
     }
 

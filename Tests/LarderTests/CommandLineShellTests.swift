@@ -8,11 +8,14 @@ import Testing
 struct CommandLineShellTests {
     /// Runs `larder shell STORE` on a pseudo-terminal, typing each of `commands` after the prompt
     /// appears, and returns everything the terminal showed (the echoed input included).
-    private func session(_ path: String, _ commands: [String]) throws -> ProcessTestSupport.Run {
+    /// The history goes to `history` (a file of the test's own, never the user's).
+    private func session(_ path: String, _ commands: [String], history: String? = nil) throws -> ProcessTestSupport.Run {
         let python = try #require(ProcessTestSupport.tool("python3"), "the shell tests drive a pseudo-terminal with python3's pty module")
         let script = """
             import os, pty, sys, select, time
-            larder, path, commands = sys.argv[1], sys.argv[2], sys.argv[3:]
+            larder, path, history, commands = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
+            os.environ["LARDER_HISTORY"] = history
+            os.environ.setdefault("TERM", "xterm")
             pid, fd = pty.fork()
             if pid == 0:
                 os.execv(larder, [larder, "shell", path])
@@ -42,7 +45,8 @@ struct CommandLineShellTests {
             sys.stdout.buffer.write(seen)
             sys.exit(os.waitstatus_to_exitcode(status))
             """
-        return try ProcessTestSupport.run(python, ["-c", script, try CLI.executable(), path] + commands)
+        let history = history ?? (path + ".history")
+        return try ProcessTestSupport.run(python, ["-c", script, try CLI.executable(), path, history] + commands)
     }
 
     private func makeStore(_ directory: TemporaryDirectory) throws -> String {
@@ -85,6 +89,44 @@ struct CommandLineShellTests {
         #expect(screen.contains("!1\ncollections\nusers\t2\n"), "!1 runs the first command again: \(screen)")
         let db = try Database(path: path)
         #expect(try db.read { try $0.keys(inCollection: "users") } == ["ann", "carol o"])
+    }
+
+    /// Line editing on a terminal: Tab completes commands, collections and keys; Up recalls the
+    /// previous line instead of sending `^[[A` as a command; the history outlives the session.
+    @Test func aTerminalSessionCompletesRecallsAndKeepsHistory() throws {
+        let directory = TemporaryDirectory()
+        let path = try makeStore(directory)
+        let history = directory.file("history")
+        let up = "\u{1b}[A"
+        let first = try session(path, ["col\t", "get us\ta\t", up, "quit"], history: history)
+        #expect(first.status == 0, "\(first)")
+        let screen = first.standardOutput.replacingOccurrences(of: "\r\n", with: "\n")
+        #expect(screen.contains("users\t2\n"), "col⇥ completes to collections: \(screen)")
+        #expect(screen.components(separatedBy: #"{"name":"Ann"}"#).count == 3, "get us⇥a⇥ reads ann, and Up runs it again: \(screen)")
+        #expect(!screen.contains("unknown command"), "\(screen)")
+        let saved = try String(contentsOfFile: history, encoding: .utf8)
+        #expect(saved.contains("collections") && saved.contains("get\\040users\\040ann"), "\(saved)")
+
+        // A new session starts with the old one's lines: Up Up reaches the get.
+        let second = try session(path, [up + up, "quit"], history: history)
+        let again = second.standardOutput.replacingOccurrences(of: "\r\n", with: "\n")
+        #expect(again.contains(#"{"name":"Ann"}"#), "\(again)")
+    }
+
+    /// A mistyped subcommand, shell command or collection is answered with the closest name.
+    @Test func mistypedNamesGetADidYouMean() throws {
+        let directory = TemporaryDirectory()
+        let path = try makeStore(directory)
+        let subcommand = try CLI.fail(["colections", path], status: CLI.Status.usage)
+        #expect(subcommand.contains(#"unknown command "colections"; did you mean "collections"?"#), "\(subcommand)")
+        #expect(!(try CLI.fail(["frobnicate", path], status: CLI.Status.usage)).contains("did you mean"))
+        #expect(try CLI.fail(["keys", path, "usrs"], status: CLI.Status.notFound).contains(#"no collection "usrs" (it has no keys); did you mean "users"?"#))
+        #expect(try CLI.fail(["get", path, "user", "ann"], status: CLI.Status.notFound).contains(#"did you mean "users"?"#))
+        #expect(try CLI.fail(["delete", path, "userz", "--all"], status: CLI.Status.notFound).contains(#"did you mean "users"?"#))
+        // The collection exists: the key is what is missing, and nothing is suggested.
+        #expect(!(try CLI.fail(["get", path, "users", "annn"], status: CLI.Status.notFound)).contains("did you mean"))
+        let shell = try CLI.run(["shell", path], input: "kyes users\n")
+        #expect(shell.standardError.contains(#"unknown command "kyes"; did you mean "keys"?"#), "\(shell)")
     }
 
     @Test func aPipedSessionShowsNoPromptAndEndsAtEndOfInput() throws {
