@@ -18,6 +18,12 @@ indirect enum JSONValue: Equatable {
     case array([JSONValue])
     case object([JSONMember])
 
+    /// The members of an object, `nil` for other values.
+    var members: [JSONMember]? {
+        guard case .object(let members) = self else { return nil }
+        return members
+    }
+
     /// The value of member `key` of an object, `nil` for other values or a missing member.
     subscript(key: String) -> JSONValue? {
         guard case .object(let members) = self else { return nil }

@@ -15,7 +15,7 @@ struct LarderCommand: ParsableCommand {
             """,
         version: LarderVersion.string,
         subcommands: [
-            InfoCommand.self, CollectionsCommand.self, KeysCommand.self, GetCommand.self, PutCommand.self,
+            InfoCommand.self, CollectionsCommand.self, KeysCommand.self, GetCommand.self, ScanCommand.self, PutCommand.self,
             DeleteCommand.self, ExportCommand.self, ImportCommand.self, BackupCommand.self, CheckCommand.self,
             ReadersCommand.self, LogCommand.self, HistoryCommand.self, StatCommand.self, CompactCommand.self, MigrateCommand.self, ShellCommand.self, DemoCommand.self, VersionCommand.self,
         ]

@@ -11,7 +11,7 @@ struct ShellCommand: ParsableCommand {
         discussion: """
             Reads one command a line from standard input and answers on standard output; the \
             prompt is shown only when standard input is a terminal, so a script can be piped in. \
-            Commands are the tool's own without the store: collections, keys, get, put, delete, \
+            Commands are the tool's own without the store: collections, keys, get, scan, put, delete, \
             log, history, stat, info, readers, check, export (each with its options, such as \
             get --format json or log --limit 5), plus history of the session (the word history \
             alone), !! (run the previous command again), !N (run command N of the session), help \
@@ -24,7 +24,7 @@ struct ShellCommand: ParsableCommand {
 
     /// The subcommands a session runs, with the store inserted as their first argument.
     static let storeCommands: Set<String> = [
-        "collections", "keys", "get", "put", "delete", "log", "stat", "info", "readers", "check", "export",
+        "collections", "keys", "get", "scan", "put", "delete", "log", "stat", "info", "readers", "check", "export",
     ]
 
     func run() throws {
@@ -75,7 +75,7 @@ struct ShellCommand: ParsableCommand {
         switch words.count {
         case 0:
             return starting(commandNames)
-        case 1 where ["keys", "get", "put", "delete", "history", "export"].contains(words[0]):
+        case 1 where ["keys", "get", "scan", "put", "delete", "history", "export"].contains(words[0]):
             return starting((try? database.read { try $0.collections() }) ?? [])
         case 2 where ["get", "put", "delete", "history"].contains(words[0]):
             let range = KeyRange(prefix: word.isEmpty ? nil : word, limit: 200)
@@ -142,6 +142,7 @@ struct ShellCommand: ParsableCommand {
         collections                       the collections and their counts (also: list)
         keys COLLECTION [--prefix P] [--limit N] …   the keys of a collection
         get COLLECTION KEY [--metadata] [--json]      a value, as JSON
+        scan COLLECTION [--fields a,b] [--limit N]    the values as a table, a column per field
         put COLLECTION KEY JSON           store a value (the rest of the line is the JSON)
         delete COLLECTION KEY… | --all    remove objects
         log [--limit N] [--since C] [--collection C] [--format F]   the change log

@@ -59,6 +59,26 @@ struct CommandLineFormatTests {
         try CLI.fail(["keys", path, "items", "--format", "xml"], status: CLI.Status.usage)
     }
 
+    /// `scan` prints a collection's values as a table: a column per field (all of them, or those
+    /// `--fields` names), an empty cell for a missing one, a `value` column for a value that is
+    /// not a map; the other formats carry the same rows.
+    @Test func scanPrintsValuesAsATable() throws {
+        let directory = TemporaryDirectory()
+        let path = try makeStore(directory)
+        try CLI.succeed(["put", path, "items", "c", #"{"name": "ink", "colour": "blue"}"#])
+        #expect(try CLI.succeed(["scan", path, "items"]) == """
+            key  name       count  colour
+            a    cup, blue  2
+            b    pen        5
+            c    ink               blue
+
+            """)
+        #expect(try CLI.succeed(["scan", path, "items", "--fields", "count,name", "--limit", "2", "--format", "csv"]) == "key,count,name\na,2,\"cup, blue\"\nb,5,pen\n")
+        #expect(try CLI.succeed(["scan", path, "other", "--format", "jsonl"]) == #"{"key":"x","value":1}"# + "\n")
+        #expect(try CLI.fail(["scan", path, "itemz"], status: CLI.Status.notFound).contains(#"did you mean "items"?"#))
+        try CLI.fail(["scan", path, "items", "--fields", ","], status: CLI.Status.usage)
+    }
+
     @Test func getRawWritesTheStoredBytesAndPutFormatReadsThemBack() throws {
         let directory = TemporaryDirectory()
         let path = try makeStore(directory)
