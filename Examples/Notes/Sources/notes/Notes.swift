@@ -32,7 +32,9 @@ struct NotesCommand {
         case ("undo", 1):
             print(try await store.undo().map { "undid \($0)" } ?? "nothing to undo")
         default:
+            await store.close()
             print("usage: notes [add TITLE BODY TAG… | list TAG | search QUERY | undo]")
+            exit(2)
         }
         await store.close()
     }
