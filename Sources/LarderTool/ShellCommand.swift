@@ -68,21 +68,34 @@ struct ShellCommand: ParsableCommand {
     static let commandNames = (storeCommands.union(["help", "history", "list", "quit", "exit"])).sorted()
 
     /// What Tab offers for `word` after `before`: a command first, then a collection (for the
-    /// commands that take one), then a key of that collection (at most 200, by prefix).
+    /// commands that take one), then a key of that collection (at most 200, by prefix). Names
+    /// are offered as they must be typed: spaces, quotes and backslashes escaped.
     static func completions(before: String, word: String, in database: Database) -> [String] {
         let words = (try? Self.words(before)) ?? before.split(separator: " ").map(String.init)
-        func starting(_ candidates: [String]) -> [String] { candidates.filter { $0.hasPrefix(word) } }
+        // The word as the command will read it (what the user typed may hold escapes already).
+        let typed = (try? Self.words(word))?.first ?? word
+        func starting(_ candidates: [String]) -> [String] { candidates.filter { $0.hasPrefix(typed) }.map(escaped) }
         switch words.count {
         case 0:
             return starting(commandNames)
         case 1 where ["keys", "get", "scan", "put", "delete", "history", "export"].contains(words[0]):
             return starting((try? database.read { try $0.collections() }) ?? [])
         case 2 where ["get", "put", "delete", "history"].contains(words[0]):
-            let range = KeyRange(prefix: word.isEmpty ? nil : word, limit: 200)
-            return (try? database.read { try $0.keys(inCollection: words[1], range: range) }) ?? []
+            let range = KeyRange(prefix: typed.isEmpty ? nil : typed, limit: 200)
+            return ((try? database.read { try $0.keys(inCollection: words[1], range: range) }) ?? []).map(escaped)
         default:
             return []
         }
+    }
+
+    /// `name` as one word of a session's line: each space, tab, quote and backslash escaped.
+    static func escaped(_ name: String) -> String {
+        var text = ""
+        for character in name {
+            if [" ", "\t", "'", "\"", "\\"].contains(character) { text.append("\\") }
+            text.append(character)
+        }
+        return text
     }
 
     /// Runs one command line, reporting a failure without ending the session.

@@ -98,17 +98,20 @@ struct CommandLineShellTests {
         let path = try makeStore(directory)
         let history = directory.file("history")
         let up = "\u{1b}[A"
-        let first = try session(path, ["col\t", "get us\ta\t", up, "quit"], history: history)
+        try CLI.succeed(["put", path, "users", "carol o'neil", #"{"name": "Carol"}"#])
+        let first = try session(path, ["col\t", "get us\ta\t", up, "get users car\t", "quit"], history: history)
         #expect(first.status == 0, "\(first)")
         let screen = first.standardOutput.replacingOccurrences(of: "\r\n", with: "\n")
-        #expect(screen.contains("users\t2\n"), "col⇥ completes to collections: \(screen)")
+        #expect(screen.contains("users\t3\n"), "col⇥ completes to collections: \(screen)")
         #expect(screen.components(separatedBy: #"{"name":"Ann"}"#).count == 3, "get us⇥a⇥ reads ann, and Up runs it again: \(screen)")
         #expect(!screen.contains("unknown command"), "\(screen)")
+        #expect(screen.contains(#"{"name":"Carol"}"#), "a key with a space and a quote completes escaped, as one word: \(screen)")
         let saved = try String(contentsOfFile: history, encoding: .utf8)
         #expect(saved.contains("collections") && saved.contains("get\\040users\\040ann"), "\(saved)")
 
-        // A new session starts with the old one's lines: Up Up reaches the get.
-        let second = try session(path, [up + up, "quit"], history: history)
+        // A new session starts with the old one's lines: Up three times (past quit and the
+        // get of carol) reaches the get of ann.
+        let second = try session(path, [up + up + up, "quit"], history: history)
         let again = second.standardOutput.replacingOccurrences(of: "\r\n", with: "\n")
         #expect(again.contains(#"{"name":"Ann"}"#), "\(again)")
     }
