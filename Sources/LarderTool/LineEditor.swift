@@ -54,8 +54,13 @@ enum LineEditor {
     /// what it typed).
     static func remember(_ line: String) {
         _ = add_history(line)
-        if write_history(historyPath) != 0 {
-            // An unwritable history file costs the history, not the session.
+        let status = write_history(historyPath)  // 0, or the errno of the failure
+        guard status == 0 else {
+            // An unwritable history file costs the history, not the session: said once.
+            if !state.toldHistoryFailure {
+                state.toldHistoryFailure = true
+                printError("larder: the history cannot be saved to \(historyPath) (\(String(cString: strerror(status)))); the session goes on without it")
+            }
             return
         }
         _ = history_truncate_file(historyPath, historyLimit)
@@ -65,6 +70,7 @@ enum LineEditor {
     final class State: @unchecked Sendable {  // one shell per process, on the thread that reads lines
         var completions: Completions?
         var matches: [String] = []
+        var toldHistoryFailure = false
     }
 
     static let state = State()

@@ -34,10 +34,12 @@ struct ScanCommand: ParsableCommand {
         let rows = try withStoreErrors {
             try db.read { txn -> [(key: String, value: JSONValue)]? in
                 guard try txn.numberOfKeys(inCollection: collection) > 0 else { return nil }
-                return try txn.keys(inCollection: collection, range: range).compactMap { key in
-                    guard let stored = try txn.storedObject(forKey: key, inCollection: collection) else { return nil }
-                    return (key, try ValueDisplay.json(format: stored.format, payload: stored.bytes, what: "object"))
+                // One walk of the collection: each stored value as it is, shown as JSON.
+                var rows: [(key: String, value: JSONValue)] = []
+                try txn.enumerateObjects(inCollection: collection, archiver: StoredValueArchiver(format: .raw), range: range) { key, stored, _ in
+                    rows.append((key, try ValueDisplay.json(format: stored.format, payload: stored.payload, what: "object")))
                 }
+                return rows
             }
         }
         guard let rows else {
@@ -47,11 +49,13 @@ struct ScanCommand: ParsableCommand {
         if let fields {
             columns = fields.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) }
         } else {
+            // Field names are told apart by their bytes, as the store tells names apart: two that
+            // Swift's `==` calls equal (composed and decomposed accents) are two columns.
             columns = []
-            var seen = Set<String>()
+            var seen = Set<ExactString>()
             for row in rows {
                 let names = row.value.members?.map(\.key) ?? ["value"]
-                for name in names where seen.insert(name).inserted { columns.append(name) }
+                for name in names where seen.insert(ExactString(name)).inserted { columns.append(name) }
             }
         }
         var table = RecordTable(columns: ["key"] + columns)
@@ -59,7 +63,7 @@ struct ScanCommand: ParsableCommand {
             let members = row.value.members
             table.append([.string(row.key)] + columns.map { column in
                 guard let members else { return column == "value" ? row.value : .null }
-                return members.last(where: { $0.key == column })?.value ?? .null
+                return members.last(where: { ExactString.bytesEqual($0.key, column) })?.value ?? .null
             })
         }
         table.print(format == .text ? .table : format)

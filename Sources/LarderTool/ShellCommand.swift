@@ -37,6 +37,7 @@ struct ShellCommand: ParsableCommand {
             // for writing, which a database this process kept open read-only would prevent.
             let store = self.store
             LineEditor.start { before, word in
+                // Tab offers nothing when the store cannot be opened: the next command reports why.
                 guard let database = try? store.open() else { return [] }
                 return Self.completions(before: before, word: word, in: database)
             }
@@ -74,7 +75,8 @@ struct ShellCommand: ParsableCommand {
         let words = (try? Self.words(before)) ?? before.split(separator: " ").map(String.init)
         // The word as the command will read it (what the user typed may hold escapes already).
         let typed = (try? Self.words(word))?.first ?? word
-        func starting(_ candidates: [String]) -> [String] { candidates.filter { $0.hasPrefix(typed) }.map(escaped) }
+        // By bytes, as key ranges match prefixes (`hasPrefix` compares canonical equivalents).
+        func starting(_ candidates: [String]) -> [String] { candidates.filter { $0.utf8.starts(with: typed.utf8) }.map(escaped) }
         switch words.count {
         case 0:
             return starting(commandNames)

@@ -11,7 +11,9 @@ enum Suggestion {
         let limit = typed.count <= 4 ? 1 : typed.count <= 8 ? 2 : 3
         var best: (name: String, distance: Int)?
         for candidate in candidates {
-            if candidate == typed { return nil }
+            // By bytes, as the store compares names: a name Swift's `==` calls equal to `typed`
+            // but stored with other bytes is a different name, and worth suggesting.
+            if ExactString.bytesEqual(candidate, typed) { return nil }
             let distance = editDistance(Array(typed.unicodeScalars), Array(candidate.unicodeScalars))
             if distance <= limit, distance < (best?.distance ?? .max) { best = (candidate, distance) }
         }

@@ -77,6 +77,13 @@ struct CommandLineFormatTests {
         #expect(try CLI.succeed(["scan", path, "other", "--format", "jsonl"]) == #"{"key":"x","value":1}"# + "\n")
         #expect(try CLI.fail(["scan", path, "itemz"], status: CLI.Status.notFound).contains(#"did you mean "items"?"#))
         try CLI.fail(["scan", path, "items", "--fields", ","], status: CLI.Status.usage)
+
+        // Field names are told apart by their bytes: "é" composed and decomposed are two columns
+        // (Swift's `==` calls them equal, and one column would have shown one value as the other's).
+        let composed = "caf\u{E9}", decomposed = "cafe\u{301}"
+        try CLI.succeed(["put", path, "menu", "m1", "{\"\(composed)\": 1, \"\(decomposed)\": 2}"])
+        #expect(try CLI.succeed(["scan", path, "menu", "--format", "csv"]) == "key,\(composed),\(decomposed)\nm1,1,2\n")
+        #expect(try CLI.succeed(["scan", path, "menu", "--fields", decomposed, "--format", "csv"]) == "key,\(decomposed)\nm1,2\n")
     }
 
     @Test func getRawWritesTheStoredBytesAndPutFormatReadsThemBack() throws {

@@ -128,6 +128,10 @@ struct CommandLineShellTests {
         #expect(try CLI.fail(["delete", path, "userz", "--all"], status: CLI.Status.notFound).contains(#"did you mean "users"?"#))
         // The collection exists: the key is what is missing, and nothing is suggested.
         #expect(!(try CLI.fail(["get", path, "users", "annn"], status: CLI.Status.notFound)).contains("did you mean"))
+        // A collection stored with other bytes than typed (decomposed "é" for composed) is
+        // suggested: Swift's `==` calls the two equal, the store does not.
+        try CLI.succeed(["put", path, "cafe\u{301}s", "k", "1"])
+        #expect(try CLI.fail(["keys", path, "caf\u{E9}s"], status: CLI.Status.notFound).contains("did you mean \"cafe\u{301}s\"?"))
         let shell = try CLI.run(["shell", path], input: "kyes users\n")
         #expect(shell.standardError.contains(#"unknown command "kyes"; did you mean "keys"?"#), "\(shell)")
     }

@@ -156,13 +156,7 @@ extension CountedTree {
         }
         for index in path.indices.reversed() {
             let count = path[index].count + delta
-            let field = path[index].countField.lowerBound
-            path[index].bytes.withUnsafeMutableBufferPointer { bytes in
-                var writer = CountedTreeByteWriter(overwriting: bytes, at: field)
-                writer.putVarint(UInt64(count))
-            }
-            path[index].count = count
-            try storage.setNode(path[index].id, path[index].bytes)
+            try patchCountInPlace(of: &path[index], to: count)
         }
         return true
     }

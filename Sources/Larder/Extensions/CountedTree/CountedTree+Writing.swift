@@ -209,11 +209,7 @@ extension CountedTree {
                 throw LarderError(.corrupted, "counted tree branch \(step.id) counts no keys under a child that holds one")
             }
             if CountedTreeByteWriter.varintSize(UInt64(count)) == step.countField.count {
-                step.bytes.withUnsafeMutableBufferPointer { bytes in
-                    var writer = CountedTreeByteWriter(overwriting: bytes, at: step.countField.lowerBound)
-                    writer.putVarint(UInt64(count))
-                }
-                try storage.setNode(step.id, step.bytes)
+                try patchCountInPlace(of: &step, to: count)
             } else {
                 let bytes = step.bytes.withUnsafeBufferPointer { node in
                     CountedTreeNodeLayout.splice(
@@ -224,6 +220,18 @@ extension CountedTree {
                 try storage.setNode(step.id, bytes)
             }
         }
+    }
+
+    /// Sets the count `step` keeps for its child to `count`, whose varint has the length of the
+    /// one it replaces, in the step's bytes and in the storage.
+    func patchCountInPlace(of step: inout CountedTreeDescent.Step, to count: Int) throws {
+        let field = step.countField.lowerBound
+        step.bytes.withUnsafeMutableBufferPointer { bytes in
+            var writer = CountedTreeByteWriter(overwriting: bytes, at: field)
+            writer.putVarint(UInt64(count))
+        }
+        step.count = count
+        try storage.setNode(step.id, step.bytes)
     }
 
     /// Writes `node` as node `id`, first splitting it in two when it holds more than ``fanout``

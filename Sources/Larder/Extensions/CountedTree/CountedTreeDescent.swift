@@ -34,8 +34,12 @@ struct CountedTreeDescent {
 
     /// A strict upper bound of the keys the leaf may hold (the separator of the next entry in the
     /// lowest branch passed that has one), `nil` for the last leaf.
-    var leafUpperBound: ArraySlice<UInt8>? {
-        for step in path.reversed() {
+    var leafUpperBound: ArraySlice<UInt8>? { Self.upperBound(below: path[...]) }
+
+    /// A strict upper bound of the keys below the child taken in the last of `steps` (the
+    /// separator of the next entry in the lowest of them that has one), `nil` when none has.
+    static func upperBound(below steps: ArraySlice<Step>) -> ArraySlice<UInt8>? {
+        for step in steps.reversed() {
             if let range = step.nextSeparator { return step.bytes[range] }
         }
         return nil

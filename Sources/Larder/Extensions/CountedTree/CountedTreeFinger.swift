@@ -35,13 +35,8 @@ struct CountedTreeFinger {
         }
         rankBeforeBranch = descent.rankBeforeLeaf
         for slot in slots[..<lowest.index] { rankBeforeBranch -= slot.count }
-        upperBound = nil
-        for step in path.dropLast().reversed() {
-            if let range = step.nextSeparator {
-                upperBound = step.bytes[range]
-                break
-            }
-        }
+        // The lowest branch's own range: the bound the branches above it set.
+        upperBound = CountedTreeDescent.upperBound(below: path.dropLast())
     }
 
     /// The descent to `key`'s leaf from the lowest branch (the leaf itself is for the caller to
