@@ -14,8 +14,8 @@ struct LogCommand: ParsableCommand {
         discussion: """
             Each commit shows its number, its time (when the writer recorded one), every object \
             and metadata value it inserted, updated or removed, the collections it cleared, the \
-            commit information its writers attached (as JSON) and which extensions recorded \
-            changes. The log keeps the newest commits only (Configuration.changeLogLimit); older \
+            commit information its writers attached (as JSON), the undo step it undid or redid, \
+            and which extensions recorded changes. The log keeps the newest commits only (Configuration.changeLogLimit); older \
             ones are gone. With --follow the command keeps running and prints each new commit, \
             by this or any other process, as it lands (it polls the store about five times a \
             second) until it is interrupted (SIGINT or SIGTERM; the status is then 0).
@@ -113,7 +113,7 @@ final class LogPrinter {
     /// Only changes in this collection are shown.
     let collection: String?
 
-    static let columns = ["commit", "time", "collection", "key", "object", "metadata", "info"]
+    static let columns = ["commit", "time", "collection", "key", "object", "metadata", "info", "undo"]
 
     /// What comes before the first entry: the CSV header.
     func begin() {
@@ -199,6 +199,15 @@ final class LogPrinter {
 
     private func info(_ changeset: Changeset) -> [JSONValue] { changeset.encodedCommitInfo.map(Self.payload) }
 
+    /// An undo action as the text and table formats show it: `undo of step 3 “Rename”`.
+    static func describe(_ action: UndoAction) -> String {
+        "\(action.kind.rawValue) of step \(action.stepID) \(InfoCommand.quote(action.stepName))"
+    }
+
+    static func json(_ action: UndoAction) -> JSONValue {
+        .object([JSONMember("action", .string(action.kind.rawValue)), JSONMember("step", .unsigned(action.stepID)), JSONMember("name", .string(action.stepName))])
+    }
+
     func json(_ changeset: Changeset) -> JSONValue {
         var members = [JSONMember("commit", .unsigned(changeset.commit)), JSONMember("time", Self.time(changeset.time).map(JSONValue.string) ?? .null)]
         if changeset.commits.count > 1 { members.append(JSONMember("firstCommit", .unsigned(changeset.commits.lowerBound))) }
@@ -213,6 +222,7 @@ final class LogPrinter {
             ])
         })))
         members.append(JSONMember("info", .array(info(changeset))))
+        members.append(JSONMember("undo", .array(changeset.undoActions.map(Self.json))))
         members.append(JSONMember("extensions", .object(changeset.extensionsWithChanges.map { name in
             JSONMember(name, .array(changeset.encodedExtensionChanges(named: name).map(Self.payload)))
         })))
@@ -225,17 +235,18 @@ final class LogPrinter {
         let time = Self.time(changeset.time).map(JSONValue.string) ?? .null
         let infos = info(changeset)
         let info: JSONValue = infos.isEmpty ? .null : .array(infos)
+        let undo: JSONValue = changeset.undoActions.isEmpty ? .null : .string(changeset.undoActions.map(Self.describe).joined(separator: "; "))
         var rows: [[JSONValue]] = []
-        if changeset.isReset { rows.append([commit, time, .null, .null, .string("reset"), .string("reset"), info]) }
-        if changeset.removedEverything { rows.append([commit, time, .null, .null, .string("removed everything"), .string("removed everything"), info]) }
-        for name in cleared(changeset) { rows.append([commit, time, .string(name), .null, .string("cleared"), .string("cleared"), info]) }
+        if changeset.isReset { rows.append([commit, time, .null, .null, .string("reset"), .string("reset"), info, undo]) }
+        if changeset.removedEverything { rows.append([commit, time, .null, .null, .string("removed everything"), .string("removed everything"), info, undo]) }
+        for name in cleared(changeset) { rows.append([commit, time, .string(name), .null, .string("cleared"), .string("cleared"), info, undo]) }
         for entry in changes(changeset) {
             rows.append([
                 commit, time, .string(entry.index.collection), .string(entry.index.key),
-                Self.name(entry.change.object).map(JSONValue.string) ?? .null, Self.name(entry.change.metadata).map(JSONValue.string) ?? .null, info,
+                Self.name(entry.change.object).map(JSONValue.string) ?? .null, Self.name(entry.change.metadata).map(JSONValue.string) ?? .null, info, undo,
             ])
         }
-        if rows.isEmpty { rows.append([commit, time, .null, .null, .null, .null, info]) }
+        if rows.isEmpty { rows.append([commit, time, .null, .null, .null, .null, info, undo]) }
         return rows
     }
 
@@ -244,6 +255,7 @@ final class LogPrinter {
         if changeset.commits.count > 1 { heading = "commits \(changeset.commits.lowerBound)–\(changeset.commit)" }
         if let time = Self.time(changeset.time) { heading += "  " + time }
         say(heading)
+        for action in changeset.undoActions { say("  " + Self.describe(action)) }
         if changeset.isReset { say("  (the changes of these commits are no longer known: anything may have changed)") }
         if changeset.removedEverything { say("  removed everything") }
         for name in cleared(changeset) { say("  cleared  \(InfoCommand.quote(name))") }

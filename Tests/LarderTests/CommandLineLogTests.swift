@@ -94,13 +94,41 @@ struct CommandLineLogTests {
         #expect(parsed.map { $0["commit"] as? Int } == [4, 5])
         let csv = try CLI.succeed(["log", path, "--format", "csv", "--since", "1"]).split(separator: "\n").map(String.init)
         try #require(csv.count == 5, "\(csv)")
-        #expect(csv[0] == "commit,time,collection,key,object,metadata,info")
-        #expect(csv[1].hasPrefix("2,") && csv[1].hasSuffix(#",notes,a,updated,,"[{""author"":""ann"",""ticket"":7}]""#))
-        #expect(csv[2].hasPrefix("3,") && csv[2].hasSuffix(",other,k,inserted,inserted,"))
-        #expect(csv[4].hasPrefix("5,") && csv[4].hasSuffix(",other,,cleared,cleared,"))
+        #expect(csv[0] == "commit,time,collection,key,object,metadata,info,undo")
+        #expect(csv[1].hasPrefix("2,") && csv[1].hasSuffix(#",notes,a,updated,,"[{""author"":""ann"",""ticket"":7}]","#))
+        #expect(csv[2].hasPrefix("3,") && csv[2].hasSuffix(",other,k,inserted,inserted,,"))
+        #expect(csv[4].hasPrefix("5,") && csv[4].hasSuffix(",other,,cleared,cleared,,"))
         let table = try CLI.succeed(["log", path, "--format", "table", "--since", "3"]).split(separator: "\n").map(String.init)
         #expect(table.first?.hasPrefix("commit  time") == true)
         #expect(table.count == 3 && table[1].hasPrefix("4 ") && table[1].contains("notes") && table[1].contains("removed"))
+    }
+
+    @Test func logMarksTheCommitsThatUndidOrRedid() throws {
+        let directory = TemporaryDirectory()
+        let path = try makeStore(directory)
+        do {
+            let db = try Database(path: path)
+            try db.write(undoable: "Retitle") { try $0.setObject(Note(text: "retitled"), forKey: "a", inCollection: "notes") }
+            try db.undo()
+            try db.redo()
+        }
+        let step = try #require(try Database(path: path).undoHistory().undoable.last?.id)
+        let log = try entries(["log", path, "--format", "json", "--since", "5"])
+        try #require(log.count == 3, "\(log)")
+        #expect((log[0]["undo"] as? [Any])?.isEmpty == true)
+        for (entry, action) in zip(log[1...], ["undo", "redo"]) {
+            let undo = try #require(entry["undo"] as? [[String: Any]])
+            #expect(undo.count == 1 && undo[0]["action"] as? String == action && undo[0]["step"] as? UInt64 == step && undo[0]["name"] as? String == "Retitle")
+        }
+        let text = try CLI.succeed(["log", path, "--since", "6"])
+        #expect(text.contains("commit 7  ") && text.contains("\n  undo of step \(step) \"Retitle\"\n"), "\(text)")
+        #expect(text.contains("\n  redo of step \(step) \"Retitle\"\n"), "\(text)")
+        let retitle = try CLI.succeed(["log", path, "--since", "5"]).components(separatedBy: "commit 7")[0]
+        #expect(retitle.contains("commit 6") && !retitle.contains("of step"), "\(retitle)")
+        let csv = try CLI.succeed(["log", path, "--format", "csv", "--since", "6"]).split(separator: "\n").map(String.init)
+        try #require(csv.count == 3, "\(csv)")
+        #expect(csv[1].hasSuffix(#",notes,a,updated,,,"undo of step \#(step) ""Retitle""""#), "\(csv[1])")
+        #expect(csv[2].hasSuffix(#",notes,a,updated,,,"redo of step \#(step) ""Retitle""""#), "\(csv[2])")
     }
 
     @Test func logFollowStreamsCommitsOfOtherProcessesUntilInterrupted() throws {

@@ -16,6 +16,9 @@ import Foundation
 ///   1 inserted, 2 updated, 3 removed);
 /// - `extensions`: extension name → payloads; `info`: payloads;
 /// - `time` (absent in entries written before commits had times): a timestamp;
+/// - `undo` (only on a commit that undid or redid, and absent in entries written before undo
+///   actions were logged): an array of `[kind, step, name]`, kind `"undo"` or `"redo"`, step the
+///   step's number, name its name (``UndoAction``);
 /// - `values` (only with `keepsValueHistory`): read by the history alone
 ///   (`ChangeLog+History.swift`), skipped here.
 ///
@@ -72,6 +75,7 @@ extension Changeset {
                 let (seconds, nanoseconds) = try reader.readTimestamp(at: &timeOffset)
                 time = MessagePackTimestamp.date(seconds: seconds, nanoseconds: nanoseconds)
             }
+            if var undoOffset = fields.undo { try readUndoActions(reader, at: &undoOffset) }
         } catch let error as MessagePackReadError {
             throw LarderError(.corruptValue, "a change log entry does not decode", operation: "readChangeLog", underlying: error.message)
         }
@@ -81,7 +85,7 @@ extension Changeset {
     /// where the bytes do) once.
     private struct LogFields {
         var version: Int?, first: Int?, last: Int?, everything: Int?, cleared: Int?, changes: Int?
-        var extensions: Int?, info: Int?, time: Int?
+        var extensions: Int?, info: Int?, time: Int?, undo: Int?
     }
 
     private static func logFields(_ reader: MessagePackReader) throws(MessagePackReadError) -> LogFields {
@@ -102,6 +106,7 @@ extension Changeset {
             else if named("extensions") { fields.extensions = offset }
             else if named("info") { fields.info = offset }
             else if named("time") { fields.time = offset }
+            else if named("undo") { fields.undo = offset }
             offset = try reader.skipValue(at: offset)
         }
         guard offset == reader.bytes.count else { throw .invalidValue("bytes after the entry", offset: offset) }
@@ -126,6 +131,20 @@ extension Changeset {
                 if let object = change.object { recordObject(index, object) }
                 if let metadata = change.metadata { recordMetadata(index, metadata) }
             }
+        }
+    }
+
+    /// Reads the `undo` array into ``undoActions``.
+    private mutating func readUndoActions(_ reader: MessagePackReader, at offset: inout Int) throws(MessagePackReadError) {
+        for _ in 0..<(try reader.readArrayHeader(at: &offset)) {
+            let start = offset
+            guard try reader.readArrayHeader(at: &offset) == 3 else { throw .invalidValue("an undo action is not [kind, step, name]", offset: start) }
+            let kindOffset = offset
+            guard let kind = UndoAction.Kind(rawValue: try reader.readString(at: &offset)) else {
+                throw .invalidValue("an undo action of an unknown kind", offset: kindOffset)
+            }
+            let step = try reader.readInteger(UInt64.self, at: &offset)
+            recordUndoAction(UndoAction(kind: kind, stepID: step, stepName: try reader.readString(at: &offset)))
         }
     }
 

@@ -6,7 +6,8 @@ import Foundation
 
 /// What one commit (or a run of consecutive commits) changed: for each index, whether its object
 /// and its metadata were inserted, updated or removed; which collections were cleared; whether
-/// everything was removed; and the commit information the writers attached.
+/// everything was removed; the commit information the writers attached; and the undos and redos
+/// it made (``undoActions``).
 ///
 /// Every write transaction that changes something produces one, numbered by its commit. Connections
 /// use them to keep their caches coherent; ``Database/changes(inCollection:)`` delivers them to
@@ -86,6 +87,11 @@ public struct Changeset: Sendable {
     private(set) var extensionPayloads: [ExactString: [[UInt8]]] = [:]
     /// The commit information of each transaction that attached some, in commit order.
     private(set) var commitInfos: [[UInt8]] = []
+    /// The undos and redos the commits made (``DatabaseAccess/undo()``, ``DatabaseAccess/redo()``),
+    /// in the order they were made; empty for every other commit. A commit that undoes two steps
+    /// lists both; a changeset merged from several commits lists those of each in commit order.
+    /// `larder log` shows them; an observer can use them to tell an undo from a new edit.
+    public internal(set) var undoActions: [UndoAction] = []
     /// When the commit was made: the system clock of the committing process, read once as its
     /// change log entry was written. A changeset merged from several commits has the time of the
     /// latest. `nil` for a reset, and for commits logged by a version of Larder that did not
@@ -130,6 +136,7 @@ public struct Changeset: Sendable {
             for payload in payloads { bytes += 32 + payload.count }
         }
         for info in commitInfos { bytes += 32 + info.count }
+        for action in undoActions { bytes += 48 + action.stepName.utf8.count }
         return bytes
     }
 
@@ -141,7 +148,7 @@ public struct Changeset: Sendable {
     /// Whether nothing at all is recorded (such a transaction produces no commit).
     var isEmpty: Bool {
         entries.isEmpty && cleared.isEmpty && !removedEverything && !isReset
-            && extensionPayloads.isEmpty && commitInfos.isEmpty
+            && extensionPayloads.isEmpty && commitInfos.isEmpty && undoActions.isEmpty
     }
 
     // MARK: Queries
@@ -372,6 +379,10 @@ public struct Changeset: Sendable {
         commitInfos.append(bytes)
     }
 
+    mutating func recordUndoAction(_ action: UndoAction) {
+        undoActions.append(action)
+    }
+
     /// Appends the changes of `later`, which came after `self`: the result covers both.
     ///
     /// A reset absorbs everything (its queries answer "changed" anyway), so merging into one
@@ -402,15 +413,17 @@ public struct Changeset: Sendable {
             extensionPayloads[name, default: []].append(contentsOf: payloads)
         }
         commitInfos.append(contentsOf: later.commitInfos)
+        undoActions.append(contentsOf: later.undoActions)
     }
 
-    /// The same index changes without the extensions' changes and the commit information, for an
-    /// observer that only asks which indexes changed (``ObjectObservation``).
+    /// The same index changes without the extensions' changes, the commit information and the
+    /// undo actions, for an observer that only asks which indexes changed (``ObjectObservation``).
     func indexChangesOnly() -> Changeset {
-        guard !extensionPayloads.isEmpty || !commitInfos.isEmpty else { return self }
+        guard !extensionPayloads.isEmpty || !commitInfos.isEmpty || !undoActions.isEmpty else { return self }
         var result = self
         result.extensionPayloads = [:]
         result.commitInfos = []
+        result.undoActions = []
         return result
     }
 
@@ -478,7 +491,7 @@ public struct Changeset: Sendable {
     func logBytes(storedValues: StoredValues? = nil) throws -> [UInt8] {
         var writer = MessagePackWriter()
         writer.bytes.reserveCapacity(96 + entryCount * (storedValues == nil ? 12 : 64))
-        var fits = writer.writeMapHeader(8 + (time == nil ? 0 : 1) + (storedValues == nil ? 0 : 1))
+        var fits = writer.writeMapHeader(8 + (time == nil ? 0 : 1) + (undoActions.isEmpty ? 0 : 1) + (storedValues == nil ? 0 : 1))
         fits = fits && writer.writeString("version")
         writer.writeInt(Int64(Self.logEntryVersion))
         fits = fits && writer.writeString("first")
@@ -516,6 +529,16 @@ public struct Changeset: Sendable {
                 throw LarderError(.encodingFailed, "the commit time is not a representable date", operation: "writeChangeLog")
             }
             writer.writeTimestamp(seconds: seconds, nanoseconds: nanoseconds)
+        }
+        // Only on the commits that undid or redid (entries of every other commit stay as they
+        // were); a Larder that predates it skips the key.
+        if !undoActions.isEmpty {
+            fits = fits && writer.writeString("undo") && writer.writeArrayHeader(undoActions.count)
+            for action in undoActions {
+                fits = fits && writer.writeArrayHeader(3) && writer.writeString(action.kind.rawValue)
+                writer.writeUInt(action.stepID)
+                fits = fits && writer.writeString(action.stepName)
+            }
         }
         if let storedValues {
             fits = fits && writer.writeString("values")

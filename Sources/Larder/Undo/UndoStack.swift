@@ -178,6 +178,8 @@ extension UndoStack {
             try txn.restore(entry.index, object: object, metadata: metadata)
         }
         try setPosition(direction == .undo ? numbers.last(where: { $0 < number }) ?? 0 : number, in: lmdb)
+        let made = UndoAction(kind: direction == .undo ? .undo : .redo, stepID: number, stepName: step.name)
+        txn.state.changes.annotate { $0.recordUndoAction(made) }
         return publicStep(number, step)
     }
 }

@@ -30,6 +30,26 @@ struct UndoAndHistorySamples: SampleSuite {
         #expect(try db.read { try $0.read(Product.self, key: "p1") }?.name == "Claw hammer")
     }
 
+    @Test func whichCommitsUndidOrRedid() async throws {
+        let db = try sampleStore()
+        try await db.write(undoable: "Rename product") { try $0.write(Product(id: "p1", name: "Claw hammer", price: 10)) }
+        let listener = Task {
+            for await changes in db.changes() {
+                for action in changes.undoActions {
+                    print("\(action.kind) of “\(action.stepName)” (step \(action.stepID))")
+                }
+            }
+        }
+        // The stream sees commits from the moment the task subscribed: go back and forth until it has.
+        for attempt in 0..<200 where !environment.printed.contains(where: { $0.contains("of “Rename product”") }) {
+            try await db.write { txn in _ = try (attempt % 2 == 0 ? txn.undo() : txn.redo()) }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        listener.cancel()
+        let step = try #require(try db.undoHistory().undoable.first ?? db.undoHistory().redoable.first)
+        #expect(environment.printed.contains { $0 == "undo of “Rename product” (step \(step.id))" || $0 == "redo of “Rename product” (step \(step.id))" })
+    }
+
     @Test func undoAndRedoFromAsynchronousCode() async throws {
         let db = try sampleStore()
         try await db.write(undoable: "Add") { try $0.write(Product(id: "p1", name: "Hammer", price: 10)) }

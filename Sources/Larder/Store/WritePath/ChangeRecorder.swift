@@ -60,6 +60,12 @@ struct ChangeRecorder {
         settled.recordCommitInfo(bytes)
     }
 
+    /// Lets a feature note something about the commit as a whole in its changeset (the undo
+    /// stack, which commits undid or redid); the index changes are not for `body` to touch.
+    mutating func annotate(_ body: (inout Changeset) -> Void) {
+        body(&settled)
+    }
+
     /// Whether the object or the metadata at `index` changed (see ``Changeset/hasChange(for:)``).
     mutating func hasChange(for index: YapDB.Index) -> Bool {
         if isCurrent(index.collection) { settle() }
