@@ -96,6 +96,29 @@ struct UndoActionTests {
         #expect(changes.flatMap(\.undoActions).map(\.kind) == [.undo])
     }
 
+    @Test func pythonReadsTheUndoActionsFromTheLog() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("store")
+        let db = try Database(path: path)
+        try db.write(undoable: "Caf\u{E9} price") { try $0.write(Product(id: "p", name: "P", price: 1)) }
+        try db.undo()
+        try db.redo()
+        let script = """
+        import json, sys, lmdb, msgpack
+        env = lmdb.open(sys.argv[1], subdir=True, readonly=True, max_dbs=8)
+        log = env.open_db(b"log", create=False)
+        with env.begin() as txn:
+            print(json.dumps([msgpack.unpackb(value).get("undo") for _, value in txn.cursor(db=log)]))
+        """
+        let run = try MessagePackPythonInteropTests.runPython(script, [path])
+        try #require(run.status == 0, "python3 with lmdb and msgpack (Scripts/setup installs them) failed: \(run.output)")
+        let entries = try #require(try JSONSerialization.jsonObject(with: Data(run.output.utf8)) as? [Any])
+        try #require(entries.count == 3, "\(run.output)")
+        #expect(entries[0] is NSNull)
+        #expect(entries[1] as? [[AnyHashable]] == [["undo", 1, "Caf\u{E9} price"]])
+        #expect(entries[2] as? [[AnyHashable]] == [["redo", 1, "Caf\u{E9} price"]])
+    }
+
     @Test func damagedUndoActionsInALogEntryAreCorruptNotMisread() throws {
         func entry(undo: MessagePackValue) -> [UInt8] {
             func field(_ name: String, _ value: MessagePackValue) -> MessagePackValue.Entry {
