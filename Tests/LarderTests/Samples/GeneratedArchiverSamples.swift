@@ -28,6 +28,38 @@ struct GeneratedArchiverSamples {
         }
     }
 
+    @Archived
+    struct Part: Codable, Persistable, Migratable {
+        static let collection = "parts"
+        static let currentVersion = 1
+        static let migrationSteps = [MigrationStep(from: 0, changes: [.rename("title", to: "name")])]
+        var id: String
+        var name: String
+        var price: Double
+    }
+
+    /// `Part` before version 1.
+    struct OldPart: Codable {
+        var id: String
+        var title: String
+        var price: Double
+    }
+
+    @Test func archivedPersistableAndMigratable() throws {
+        try withStore { db, _ in
+            try db.write { try $0.setObject(OldPart(id: "p0", title: "Saw", price: 20), forKey: "p0", inCollection: "parts") }
+
+            db.registerMigrations(of: Part.self)
+            try db.write(Part(id: "p1", name: "Hammer", price: 24))
+            let hammer = try db.read(Part.self, key: "p1")   // read by the generated code
+            let saw = try db.read(Part.self, key: "p0")      // migrated first: it was written at version 0
+
+            #expect(hammer?.name == "Hammer" && saw?.name == "Saw" && saw?.price == 20)
+            #expect(type(of: Part.archiver) == GeneratedArchiver<Part>.self)
+            #expect(try db.read { try $0.readAll(Part.self) }.map(\.name).sorted() == ["Hammer", "Saw"])
+        }
+    }
+
     @Archived(layout: .numbered)
     struct Reading: Codable {
         var sensor: String
