@@ -37,6 +37,12 @@ package struct ExactString: Hashable, Comparable, Sendable, CustomStringConverti
         Self.hashBytes(of: string, into: &hasher)
     }
 
+    /// What `Dictionary` and `Set` hash a name with: ``NameHash``, not `Hasher`.
+    @inline(__always)
+    package func _rawHashValue(seed: Int) -> Int {
+        NameHash.hash(string, seed: seed)
+    }
+
     @inline(__always)
     package static func < (a: ExactString, b: ExactString) -> Bool {
         bytesPrecede(a.string, b.string)

@@ -35,6 +35,12 @@ public enum YapDB {
             ExactString.hashBytes(of: key, into: &hasher)
         }
 
+        /// What `Dictionary` and `Set` hash an index with: a fast hash of the same bytes (not
+        /// `Hasher`; see the store's `NameHash`).
+        public func _rawHashValue(seed: Int) -> Int {
+            NameHash.hash(collection, key, seed: seed)
+        }
+
         /// Storage order: by collection, then key, comparing UTF-8 bytes.
         public static func < (lhs: Index, rhs: Index) -> Bool {
             if !ExactString.bytesEqual(lhs.collection, rhs.collection) {
