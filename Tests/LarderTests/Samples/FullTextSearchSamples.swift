@@ -55,4 +55,31 @@ struct FullTextSearchSamples: SampleSuite {
         #expect(inStorage.map(\.index.key) == ["a2"])
         #expect(try db.verifyExtensions().isEmpty)
     }
+
+    @Test func searchResultsThatFollowTheData() async throws {
+        let db = try sampleStore()
+        struct Note: Codable, Sendable, Persistable {
+            static let collection = "notes"
+            var id: String
+            var text: String
+        }
+        let noteSearch = try db.register(FullTextSearch<Note, NoMetadata>(
+            collections: ["notes"], versionTag: "1", tokenizer: FullTextTokenizer(), columnNames: ["text"]
+        ) { _, note in [note.text] }, named: "noteSearch")
+        func show(_ matches: [FullTextMatch]) { print(matches.map(\.index.key)) }
+
+        let results = Task {
+            for try await matches in db.observe({ txn in try txn[noteSearch].search("lmdb", limit: 20) }) {
+                show(matches)   // now, then after each commit that changes what the search read
+            }
+        }
+        try await eventually { environment.printed.contains("[]") }
+        try await db.write(Note(id: "n1", text: "LMDB maps the file"))
+        try await eventually { environment.printed.contains(#"["n1"]"#) }
+        try await db.write(Note(id: "n2", text: "nothing to find here"))   // n1's score moves (BM25 counts every note)
+        try await db.write(Note(id: "n3", text: "lmdb readers never block"))
+        try await eventually { environment.printed.contains { $0.contains("n3") } }
+        results.cancel()
+        #expect(environment.printed.last.map { $0.contains("n1") && $0.contains("n3") } == true)
+    }
 }
