@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// The hash the store's hash tables keyed by names use (``ExactString``, ``YapDB/Index`` and the
 /// connection cache's keys): the names' UTF-8 bytes read eight at a time, each word folded in with
 /// a multiply and a shift, then avalanched. About a tenth of the instructions of `Hasher`
@@ -10,8 +18,10 @@
 /// numbers of them (the connection cache keeps at most its limit, a changeset the keys one
 /// transaction wrote), and equality is always decided by the bytes.
 package enum NameHash {
-    /// Drawn once per process (`SystemRandomNumberGenerator`).
-    private static let processSeed = UInt64.random(in: .min ... .max)
+    /// Drawn once per process (`SystemRandomNumberGenerator`), or 0 when the process asked the
+    /// standard library for deterministic hashing (`SWIFT_DETERMINISTIC_HASHING` set), so that a
+    /// run can be repeated table order and all.
+    private static let processSeed: UInt64 = getenv("SWIFT_DETERMINISTIC_HASHING") == nil ? UInt64.random(in: .min ... .max) : 0
 
     private static let multiplier: UInt64 = 0x9E37_79B9_7F4A_7C15
 
