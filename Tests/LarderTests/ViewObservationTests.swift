@@ -137,6 +137,32 @@ struct ViewObservationTests {
         }
     }
 
+    @Test func objectsAndPositionsReadAnElementWithoutDiggingIntoIt() async throws {
+        let directory = TemporaryDirectory()
+        let db = try Database(path: directory.file("store"))
+        let view = try db.register(Self.byCategory(), named: "byCategory")
+        try await db.write { txn in
+            for (n, category) in ["b", "a", "b", "a", "c"].enumerated() {
+                try txn.setObject(Item(category: category, price: Double(10 - n), name: "i\(n)"), forKey: "k\(n)", inCollection: "items")
+            }
+        }
+        let observation = db.observe(view, groups: ["b", "a"], range: .first(5))
+        var pages = observation.makeAsyncIterator()
+        let first = try #require(try await next(&pages))
+        // Sections in the order asked, each by price.
+        #expect(first.sections.map { $0.objects.map(\.name) } == [["i2", "i0"], ["i3", "i1"]])
+        #expect(first.objects.map(\.name) == ["i2", "i0", "i3", "i1"])
+        #expect(first[ViewPage<Item>.Position(section: 1, row: 0)].object.name == "i3")
+        try await db.write { try $0.setObject(Item(category: "a", price: 0, name: "i9"), forKey: "k9", inCollection: "items") }
+        let second = try #require(try await next(&pages))
+        let inserted = try #require(second.rowChanges.first { $0.kind == .insert })
+        #expect(second[try #require(inserted.to)].index.key == "k9")
+        #expect(second.objects.map(\.name) == ["i2", "i0", "i9", "i3", "i1"])
+        // The form a list with one section follows.
+        var names = db.observe(view, groups: ["c"], range: .all).map { $0.objects.map(\.name) }.makeAsyncIterator()
+        #expect(try await names.next() == ["i4"])
+    }
+
     @Test func aSlidingWindowComesAtOnceWithTheRowsThatLeftAndEntered() async throws {
         let directory = TemporaryDirectory()
         let db = try Database(path: directory.file("store"))

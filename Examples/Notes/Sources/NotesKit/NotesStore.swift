@@ -95,7 +95,7 @@ public struct NotesStore: Sendable {
 
     /// The notes tagged `tag`, newest first: now, then again after every commit that changes them.
     public func follow(tag: String, limit: Int = 50) -> some AsyncSequence<[Note], any Error> {
-        db.observe(byTag, groups: [tag], range: .first(limit)).map { page in page.sections[0].items.map(\.object) }
+        db.observe(byTag, groups: [tag], range: .first(limit)).map(\.objects)
     }
 
     /// Rewrites the notes stored by older versions of the app (reads migrate them anyway, lazily).

@@ -19,6 +19,9 @@ public struct ViewPage<Object: Sendable>: Sendable {
         public let positions: Range<Int>
         /// The items shown, in the view's order.
         public let items: [Item]
+
+        /// The objects of the items shown, in the view's order.
+        public var objects: [Object] { items.map(\.object) }
     }
 
     /// An item shown: its index and its object.
@@ -99,4 +102,21 @@ public struct ViewPage<Object: Sendable>: Sendable {
 
     /// The indexes of each section's items, in order (a convenience for tests and simple lists).
     public var indexes: [[YapDB.Index]] { sections.map { $0.items.map(\.index) } }
+
+    /// Every object shown, section after section, each in the view's order: what a list of one
+    /// section, or one that ignores its sections, shows.
+    ///
+    /// ```swift
+    /// for try await notes in db.observe(byTag, groups: ["home"], range: .first(50)).map(\.objects) {
+    ///     show(notes)
+    /// }
+    /// ```
+    public var objects: [Object] { sections.flatMap { $0.items.map(\.object) } }
+
+    /// The item at `position` (a row change's `from` refers to the element before, its `to` to
+    /// this one).
+    /// - Precondition: `position` is within ``sections`` and the section's ``Section/items``.
+    public subscript(position: Position) -> Item {
+        sections[position.section].items[position.row]
+    }
 }
