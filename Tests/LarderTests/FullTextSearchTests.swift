@@ -345,6 +345,55 @@ extension FullTextSearchTests {
         }
     }
 
+    @Test func theBestColumnIsQuotedWithItsName() throws {
+        try withStore { db, _ in
+            let search = try db.register(Self.notes(), named: "notes")
+            try Self.fillArticles(db)
+            try db.read { txn throws in
+                let reader = try txn[search]
+                let lmdb = YapDB.Index(collection: "a", key: "lmdb")
+                // Only the body has "crash".
+                let crash = try #require(try reader.snippet(for: lmdb, matching: "crash", maxTokens: 6))
+                #expect(crash.column == "body" && crash.text == "…and a <b>crash</b> never leaves the…")
+                // Title and body have "lmdb" once each: the heavier title (2 against 1).
+                #expect(try reader.snippet(for: lmdb, matching: "lmdb")?.column == "title")
+                // Body and tags have "database(s)" once each (one stem): the body (1 against 0.5).
+                #expect(try reader.snippet(for: lmdb, matching: "databases")?.column == "body")
+                // The tags alone have "storage"; the title alone has "why".
+                #expect(try reader.snippet(for: lmdb, matching: "storage")?.column == "tags")
+                #expect(try reader.snippet(for: lmdb, matching: "why")?.column == "title")
+                // More matches of as many words win over weight: "search" once in the title,
+                // twice in the body ("Searching", "search server": one stem).
+                #expect(try reader.snippet(for: YapDB.Index(collection: "a", key: "search"), matching: "search")?.column == "body")
+                // More distinct words beat more matches: "data" and "why" are both in the title.
+                #expect(try reader.snippet(for: lmdb, matching: "why OR data OR readers")?.column == "title")
+                // No column matches: the first column's beginning.
+                let none = try #require(try reader.snippet(for: lmdb, matching: "yeast"))
+                #expect(none.column == "title" && none.text == "Why we store data in LMDB")
+                // The same choice through a parsed query, and errors as the column form.
+                #expect(try reader.snippet(for: lmdb, matching: FullTextQuery.word("crash"), maxTokens: 6)?.text == crash.text)
+                #expect(try reader.snippet(for: YapDB.Index(collection: "a", key: "none"), matching: "x") == nil)
+                let error = #expect(throws: LarderError.self) { try reader.snippet(for: lmdb, matching: "summary:loaf") }
+                #expect(error?.code == .invalidQuery)
+            }
+        }
+    }
+
+    @Test func equallyGoodColumnsGoToTheHeavierOne() throws {
+        try withStore { db, _ in
+            let search = try db.register(FullTextSearch<Note, NoMetadata>(
+                collections: ["a"], versionTag: "1", columnNames: ["light", "heavy"], columnWeights: [1, 3]
+            ) { _, note in [note.title, note.body] }, named: "weighted")
+            try db.write { try $0.setObject(Note(title: "red apple", body: "green apple", tags: ""), forKey: "k", inCollection: "a") }
+            try db.read { txn throws in
+                let reader = try txn[search]
+                let index = YapDB.Index(collection: "a", key: "k")
+                #expect(try reader.snippet(for: index, matching: "apple")?.column == "heavy")
+                #expect(try reader.snippet(for: index, matching: "red")?.column == "light")
+            }
+        }
+    }
+
     struct Product: Codable, Sendable {
         var category: String
         var text: String

@@ -46,6 +46,12 @@ struct FullTextSearchSamples: SampleSuite {
         // "<b>Readers</b> never block <b>writers</b>; connected threads…"
         #expect(extract == "<b>Readers</b> never block <b>writers</b>; connected threads…")
 
+        let line = try db.read { txn in
+            try txn[articleSearch].snippet(for: YapDB.Index(collection: "articles", key: "a1"), matching: "vapor")
+        }
+        // (column: "body", text: "<b>Vapor</b> and Hummingbird handle the connections.")
+        #expect(line?.column == "body" && line?.text == "<b>Vapor</b> and Hummingbird handle the connections.")
+
         let bySection = try db.register(AutoView<Article, NoMetadata>(collections: ["articles"], versionTag: "1",
             grouping: { _, article in article.section },
             sorting: { _, article in TupleKey(article.title) }), named: "bySection")

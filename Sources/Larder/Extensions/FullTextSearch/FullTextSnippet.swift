@@ -38,6 +38,12 @@ struct FullTextSnippet {
         spans.sort { ($0.first, $0.last) < ($1.first, $1.last) }
     }
 
+    /// How well the text matches, for choosing a column to quote: the distinct leaves matched,
+    /// then the matches.
+    var strength: (leaves: Int, matches: Int) {
+        (Set(spans.map(\.leaf)).count, spans.count)
+    }
+
     /// The first token of the window of `size` tokens that holds the most distinct leaves, then
     /// the most matches, the matches centred in it.
     func windowStart(size: Int) -> Int {
