@@ -114,6 +114,24 @@ struct UndoTests {
         }
     }
 
+    /// The asynchronous group runs its body on the caller's actor: main-actor code groups its
+    /// writes and keeps mutating its own state (this did not compile: the body was sent away).
+    @MainActor @Test func anAsyncGroupFromTheMainActor() async throws {
+        let directory = TemporaryDirectory()
+        let db = try Database(path: directory.file("store"))
+        var written: [String] = []
+        try await db.undoGroup(named: "Import") {
+            for n in 0..<2 {
+                try await db.write(undoable: "Batch") { try $0.write(Product(id: "m\(n)", name: "main", price: 1)) }
+                written.append("m\(n)")
+            }
+        }
+        #expect(written == ["m0", "m1"])
+        #expect(try db.undoHistory().undoable.map(\.name) == ["Import"])
+        try db.undo()
+        #expect(try await db.read { try $0.numberOfKeys(inCollection: "products") } == 0)
+    }
+
     @Test func groupedWritesAreOneStep() async throws {
         let directory = TemporaryDirectory()
         let db = try Database(path: directory.file("store"))

@@ -50,6 +50,9 @@ final class GraphContext: @unchecked Sendable {  // a task-local value, used onl
         } catch let error as LarderError {
             throw error.adding(operation: "saveAll", index: value.index)
         } catch {
+            if let limit = MessagePackNestingLimit.find(in: error) {
+                throw LarderError(.valueTooDeep, "the value of type \(T.self) nests too deep to store: \(limit)", operation: "saveAll", index: value.index, underlying: String(describing: error))
+            }
             throw LarderError(.encodingFailed, "the value of type \(T.self) could not be archived", operation: "saveAll", index: value.index, underlying: String(describing: error))
         }
         let stored = try txn.storedValue(metadata: false, forKey: key, inCollection: collection)

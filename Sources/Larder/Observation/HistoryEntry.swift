@@ -123,6 +123,10 @@ public struct HistoryEntry: Sendable {
         } catch let error as LarderError {
             throw error.adding(operation: "history", index: index)
         } catch {
+            if let limit = MessagePackNestingLimit.find(in: error) {
+                throw LarderError(.valueTooDeep, "the value of commit \(commit) nests too deep to read as \(A.Value.self) here: \(limit)",
+                                  operation: "history", index: index, underlying: String(describing: error))
+            }
             throw LarderError(
                 .decodingFailed, "the value of commit \(commit) does not decode as \(A.Value.self) (format \(format))",
                 operation: "history", index: index, underlying: String(describing: error), recoverySuggestion: LarderError.Advice.decoding)

@@ -121,6 +121,10 @@ public class ReadTransaction {
     final func decodingFailure(_ error: any Error, type: Any.Type, format: ArchiveFormat, operation: String, collection: String, key: String) -> any Error {
         let index = YapDB.Index(collection: collection, key: key)
         if let error = error as? LarderError { return error.adding(operation: operation, index: index) }
+        if let limit = MessagePackNestingLimit.find(in: error) {
+            return LarderError(.valueTooDeep, "the stored value nests too deep to read as \(type) here: \(limit)", operation: operation, index: index,
+                               underlying: String(describing: error))
+        }
         return LarderError(
             .decodingFailed, "the stored bytes do not decode as \(type) (format \(format))",
             operation: operation, index: index, underlying: String(describing: error), recoverySuggestion: LarderError.Advice.decoding)

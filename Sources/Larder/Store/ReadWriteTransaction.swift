@@ -170,6 +170,10 @@ public final class ReadWriteTransaction: ReadTransaction {
         } catch let error as LarderError {
             throw error.adding(operation: operation, index: index())
         } catch {
+            if let limit = MessagePackNestingLimit.find(in: error) {
+                throw LarderError(.valueTooDeep, "the value of type \(A.Value.self) nests too deep to store: \(limit)", operation: operation, index: index(),
+                                  underlying: String(describing: error))
+            }
             throw LarderError(.encodingFailed, "the value of type \(A.Value.self) could not be archived", operation: operation, index: index(), underlying: String(describing: error))
         }
         if checksummed {

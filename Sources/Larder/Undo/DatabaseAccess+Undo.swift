@@ -73,12 +73,21 @@ extension DatabaseAccess {
     }
 
     /// Makes the undoable writes of `body` one undo step, from asynchronous code; see
-    /// the synchronous form.
+    /// the synchronous form. `body` runs on the caller's actor (`isolation`, the caller's by
+    /// default), so code on the main actor groups its writes without sending anything elsewhere:
+    ///
+    /// ```swift
+    /// @MainActor func importBatches(_ batches: [[Product]]) async throws {
+    ///     try await db.undoGroup(named: "Import") {
+    ///         for batch in batches { try await db.write(undoable: "Import batch") { try $0.write(batch) } }
+    ///     }
+    /// }
+    /// ```
     /// - Throws: what `body` throws.
-    public func undoGroup<R>(named name: String, _ body: () async throws -> R) async rethrows -> R {
+    public func undoGroup<R>(named name: String, isolation: isolated (any Actor)? = #isolation, _ body: () async throws -> R) async rethrows -> R {
         let environment = ObjectIdentifier(database.environment)
         if UndoGroup.current?.environment == environment { return try await body() }
-        return try await UndoGroup.$current.withValue(UndoGroup(name: name, environment: environment), operation: body)
+        return try await UndoGroup.$current.withValue(UndoGroup(name: name, environment: environment), operation: body, isolation: isolation)
     }
 
     /// Reverts the newest step that is not undone, in a new write transaction on the calling

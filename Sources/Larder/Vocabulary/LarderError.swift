@@ -40,6 +40,16 @@ public struct LarderError: Error, Sendable, CustomStringConvertible {
         public static let encodingFailed = Code(rawValue: "encodingFailed")
         /// Stored bytes do not decode as the requested type (wrong type or damaged bytes).
         public static let decodingFailed = Code(rawValue: "decodingFailed")
+        /// A value nests deeper than the MessagePack coders go (512 containers,
+        /// `MessagePackNestingLimit.maximumDepth`), or one level more would leave the thread too
+        /// little stack (a 512 KiB secondary thread, say; the message says which). Writing such a
+        /// value throws it and writes nothing, so that nothing is stored that cannot be read back;
+        /// reading one (written by other software or an earlier Larder) throws it too. It is not
+        /// "another type": an extension whose write needs such a value fails the write (nothing
+        /// changes) rather than skip the value and leave its entries behind. On a small stack,
+        /// run the work on a thread with a larger one (an asynchronous write runs on the writer
+        /// thread, 8 MiB on Linux).
+        public static let valueTooDeep = Code(rawValue: "valueTooDeep")
         /// A stored value has no valid framing (empty, or its format byte is unknown to the archiver).
         public static let corruptValue = Code(rawValue: "corruptValue")
         /// A stored value's format byte names a format the archiver in use does not read (for

@@ -187,7 +187,7 @@ final class MessagePackBufferDecoder: Decoder {
     }
 
     private static func corrupted(_ error: MessagePackReadError) -> DecodingError {
-        DecodingError.dataCorrupted(DecodingError.Context(codingPath: [], debugDescription: error.message))
+        DecodingError.dataCorrupted(DecodingError.Context(codingPath: [], debugDescription: error.message, underlyingError: error.nestingLimit))
     }
 
     private static func trailingBytes(end: Int, count: Int) -> DecodingError {
@@ -338,9 +338,10 @@ final class MessagePackBufferDecoder: Decoder {
         _ type: T.Type, at offset: Int, key: (any CodingKey)?, containerPath: [any CodingKey]? = nil
     ) throws -> T {
         guard state.pointee.depth < MessagePackReader.maximumDepth else {
+            let message = "Decoding \(T.self) would nest more than \(MessagePackReader.maximumDepth) levels deep."
             throw DecodingError.dataCorrupted(DecodingError.Context(
                 codingPath: (containerPath ?? codingPath) + (key.map { [$0] } ?? []),
-                debugDescription: "Decoding \(T.self) would nest more than \(MessagePackReader.maximumDepth) levels deep."))
+                debugDescription: message, underlyingError: MessagePackNestingLimit(.depth, message)))
         }
         if state.pointee.depth >= MessagePackStackCheck.checkedDepth {
             try checkStackLeft(for: T.self, key: key, containerPath: containerPath)
@@ -394,9 +395,10 @@ final class MessagePackBufferDecoder: Decoder {
         }
         guard let bounds = state.pointee.stackBounds, let left = MessagePackStackCheck.left(in: bounds),
               left < MessagePackStackCheck.reserve else { return }
+        let message = "Decoding \(T.self) \(state.pointee.depth + 1) levels deep would leave less than \(MessagePackStackCheck.reserve / 1024) KiB of the \((bounds.highest - bounds.lowest) / 1024) KiB stack of this thread; decode it on a thread with a larger stack (a value may nest \(MessagePackReader.maximumDepth) levels, about 2 KB of stack each)."
         throw DecodingError.dataCorrupted(DecodingError.Context(
             codingPath: (containerPath ?? codingPath) + (key.map { [$0] } ?? []),
-            debugDescription: "Decoding \(T.self) \(state.pointee.depth + 1) levels deep would leave less than \(MessagePackStackCheck.reserve / 1024) KiB of the \((bounds.highest - bounds.lowest) / 1024) KiB stack of this thread; decode it on a thread with a larger stack (a value may nest \(MessagePackReader.maximumDepth) levels, about 2 KB of stack each)."))
+            debugDescription: message, underlyingError: MessagePackNestingLimit(.stack, message)))
     }
 
     // MARK: Decoder

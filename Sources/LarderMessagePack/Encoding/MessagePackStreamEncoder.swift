@@ -61,6 +61,12 @@ final class MessagePackStreamEncoder: Encoder {
         /// Set once the stream can no longer be trusted (misuse, or an error that
         /// someone might have caught and ignored); the output is then discarded.
         var needsFallback = false
+        /// Set when nested containers (which cannot throw when they open) went past
+        /// `MessagePackReader.maximumDepth`; the top-level call throws.
+        var tooDeep = false
+        /// The calling thread's stack, looked up once the nesting is deep enough to check it.
+        var stackBounds: MessagePackStackCheck.Bounds?
+        var stackBoundsLookedUp = false
     }
 
     private let state: UnsafeMutablePointer<State>
@@ -110,6 +116,8 @@ final class MessagePackStreamEncoder: Encoder {
         state.pointee.path.removeAll(keepingCapacity: true)
         state.pointee.activeSlotIndex = -1
         state.pointee.needsFallback = false
+        state.pointee.tooDeep = false
+        state.pointee.stackBoundsLookedUp = false
     }
 
     func codingPath(prefix count: Int) -> [any CodingKey] {
@@ -122,11 +130,43 @@ final class MessagePackStreamEncoder: Encoder {
     func encodeTopLevel<T: Encodable>(_ value: T) throws {
         if try MessagePackScalarEncoding.write(value, into: &writer.pointee, codingPath: { [] }) { return }
         try encodeNested(value, key: nil)
+        if state.pointee.tooDeep {
+            throw Self.nestingError(value, codingPath: [], MessagePackNestingLimit(.depth,
+                "The value opens containers nested more than \(MessagePackReader.maximumDepth) deep, which MessagePackDecoder would refuse to read."))
+        }
+    }
+
+    /// The error of a value of type `T` refused for its nesting. It carries the type's name, not
+    /// the value: describing a value nested thousands deep (as anything that prints the error
+    /// does) would recurse as deep and could exhaust the stack.
+    static func nestingError<T>(_ value: T, codingPath: [any CodingKey], _ limit: MessagePackNestingLimit) -> EncodingError {
+        EncodingError.invalidValue(String(describing: T.self), EncodingError.Context(codingPath: codingPath, debugDescription: limit.description, underlyingError: limit))
+    }
+
+    /// Throws when encoding `value` one level deeper than the values open would nest past
+    /// `MessagePackReader.maximumDepth` (what the decoder reads), or leave the thread less
+    /// than `MessagePackStackCheck.reserve` of stack.
+    private func checkNesting<T>(_ value: T, key: (any CodingKey)?) throws {
+        let level = state.pointee.frames.count
+        if level >= MessagePackReader.maximumDepth {
+            throw Self.nestingError(value, codingPath: codingPath + (key.map { [$0] } ?? []), MessagePackNestingLimit(.depth,
+                "Encoding \(T.self) would nest more than \(MessagePackReader.maximumDepth) levels deep, which MessagePackDecoder would refuse to read."))
+        }
+        guard level >= MessagePackStackCheck.checkedDepth else { return }
+        if !state.pointee.stackBoundsLookedUp {
+            state.pointee.stackBounds = MessagePackStackCheck.currentBounds()
+            state.pointee.stackBoundsLookedUp = true
+        }
+        guard let bounds = state.pointee.stackBounds, let left = MessagePackStackCheck.left(in: bounds),
+              left < MessagePackStackCheck.reserve else { return }
+        throw Self.nestingError(value, codingPath: codingPath + (key.map { [$0] } ?? []), MessagePackNestingLimit(.stack,
+            "Encoding \(T.self) \(level + 1) levels deep would leave less than \(MessagePackStackCheck.reserve / 1024) KiB of the \((bounds.highest - bounds.lowest) / 1024) KiB stack of this thread; encode it on a thread with a larger stack."))
     }
 
     /// Encodes a value that is not a scalar into a fresh slot and closes
     /// everything it opened once its `encode(to:)` returns.
     func encodeNested<T: Encodable>(_ value: T, key: (any CodingKey)?) throws {
+        if state.pointee.frames.count >= MessagePackStackCheck.checkedDepth { try checkNesting(value, key: key) }
         let slotIndex = state.pointee.frames.count
         let slotID = pushFrame(kind: .pending, key: key)
         let outerActiveSlot = state.pointee.activeSlotIndex
@@ -194,6 +234,7 @@ final class MessagePackStreamEncoder: Encoder {
     /// Pushes a nested map or array frame and its placeholder header.
     func pushContainer(kind: FrameKind, key: any CodingKey) -> (id: Int, pathCount: Int) {
         let id = pushFrame(kind: kind, key: key)
+        if state.pointee.frames.count > MessagePackReader.maximumDepth { state.pointee.tooDeep = true }
         writer.pointee.bytes.append(kind == .map ? MessagePackFormat.fixmapMask : MessagePackFormat.fixarrayMask)
         return (id, state.pointee.path.count)
     }

@@ -54,6 +54,12 @@ final class MessagePackTreeEncoder: Encoder {
     }
 
     static func encode<T: Encodable>(_ value: T, into slot: MessagePackTreeSlot, codingPath: [any CodingKey], context: Context) throws {
+        // The path grows by a key per nested value or container: past the decoder's limit the
+        // value could not be read back, and a recursive value would exhaust the stack.
+        if codingPath.count >= MessagePackReader.maximumDepth {
+            throw MessagePackStreamEncoder.nestingError(value, codingPath: codingPath, MessagePackNestingLimit(.depth,
+                "Encoding \(T.self) would nest more than \(MessagePackReader.maximumDepth) levels deep, which MessagePackDecoder would refuse to read."))
+        }
         var writer = MessagePackWriter()
         if try MessagePackScalarEncoding.write(value, into: &writer, codingPath: { codingPath }) {
             slot.content = .scalar(writer.bytes)

@@ -168,7 +168,7 @@ extension Array: MessagePackField where Element: MessagePackField {
     /// - Throws: `EncodingError.invalidValue` when an element has no MessagePack form.
     public func writeMessagePack(to writer: inout MessagePackFieldWriter) throws {
         try writer.writeArrayHeader(count)
-        for element in self { try element.writeMessagePack(to: &writer) }
+        for element in self { try writer.writeNested(element) }
     }
 
     /// Reads an array of elements.

@@ -13,6 +13,12 @@ import Foundation
 /// value through `Codable`.
 public struct MessagePackFieldWriter {
     var writer: MessagePackWriter
+    /// How many values ``writeNested(_:)`` has open: a value below the top one is refused past
+    /// what the reader reads (`MessagePackReader.maximumDepth` containers), as
+    /// ``MessagePackEncoder`` refuses it, so that a recursive type cannot write what no reader
+    /// takes back, nor exhaust the stack.
+    @usableFromInline var depth = 0
+    private var stackBounds: MessagePackStackCheck.Bounds??
 
     /// A writer that appends to `bytes`.
     package init(bytes: [UInt8]) {
@@ -38,7 +44,36 @@ public struct MessagePackFieldWriter {
     @inlinable
     public mutating func write<T: MessagePackField>(_ value: T, forKey key: StaticString) throws {
         try writeKey(key)
+        try writeNested(value)
+    }
+
+    /// Writes `value`, a value inside the one being written (a property's, an array's element),
+    /// counting how deep values nest.
+    /// - Throws: `EncodingError.invalidValue` carrying a ``MessagePackNestingLimit`` when the
+    ///   value would nest past what the reader reads, or leave the thread too little stack;
+    ///   what the value's `writeMessagePack(to:)` throws.
+    @inlinable
+    public mutating func writeNested<T: MessagePackField>(_ value: T) throws {
+        if depth >= Self.checkedDepth { try checkNesting(T.self) }
+        depth += 1
+        defer { depth -= 1 }
         try value.writeMessagePack(to: &self)
+    }
+
+    /// The nesting from which each nested value checks the limits (`MessagePackStackCheck`'s).
+    @usableFromInline static let checkedDepth = MessagePackStackCheck.checkedDepth
+
+    /// Throws when one value more would nest past the reader's limit or the stack's reserve.
+    @usableFromInline
+    mutating func checkNesting<T>(_ type: T.Type) throws {
+        if depth + 1 >= MessagePackReader.maximumDepth {
+            let limit = MessagePackNestingLimit(.depth, "Writing \(T.self) would nest more than \(MessagePackReader.maximumDepth) containers deep, which no MessagePack reader of Larder reads back.")
+            throw EncodingError.invalidValue(T.self, EncodingError.Context(codingPath: [], debugDescription: limit.description, underlyingError: limit))
+        }
+        if stackBounds == nil { stackBounds = .some(MessagePackStackCheck.currentBounds()) }
+        guard let bounds = stackBounds ?? nil, let left = MessagePackStackCheck.left(in: bounds), left < MessagePackStackCheck.reserve else { return }
+        let limit = MessagePackNestingLimit(.stack, "Writing \(T.self) \(depth + 1) levels deep would leave less than \(MessagePackStackCheck.reserve / 1024) KiB of the \((bounds.highest - bounds.lowest) / 1024) KiB stack of this thread; write it on a thread with a larger stack.")
+        throw EncodingError.invalidValue(T.self, EncodingError.Context(codingPath: [], debugDescription: limit.description, underlyingError: limit))
     }
 
     /// Writes `key` and then `value` through its `Encodable` conformance (``MessagePackEncoder``).
@@ -77,7 +112,7 @@ public struct MessagePackFieldWriter {
     @inlinable
     public mutating func write<T: MessagePackField>(_ value: T, field number: Int) throws {
         writeSigned(Int64(number))
-        try value.writeMessagePack(to: &self)
+        try writeNested(value)
     }
 
     /// Writes the field number `number` and then `value` through its `Encodable` conformance.

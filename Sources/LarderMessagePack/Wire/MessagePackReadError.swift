@@ -63,7 +63,16 @@ package enum MessagePackReadError: Error {
                 codingPath: codingPath,
                 debugDescription: "Expected to decode \(type) but found \(MessagePackFormat.describe(found)) (format byte 0x\(String(found, radix: 16))) at offset \(offset) instead."))
         default:
-            return .dataCorrupted(DecodingError.Context(codingPath: codingPath, debugDescription: message))
+            return .dataCorrupted(DecodingError.Context(codingPath: codingPath, debugDescription: message, underlyingError: nestingLimit))
+        }
+    }
+
+    /// The nesting limit this failure is, for a coding error's `underlyingError`; `nil` for others.
+    package var nestingLimit: MessagePackNestingLimit? {
+        switch self {
+        case .depthLimitExceeded: MessagePackNestingLimit(.depth, message)
+        case .element(_, _, let underlying): underlying.nestingLimit
+        default: nil
         }
     }
 
