@@ -150,7 +150,7 @@ struct ImportCommand: ParsableCommand {
                 record.metadata?.version = metadataVersion
                 record.metadataVersionGiven = true
             }
-            var known = try versioned[name] ?? stored(record.collection)
+            var known = try versioned[name] ?? stored(record.collection, line: line)
             if !record.objectVersionGiven, known.object {
                 throw refusal(line: line, collection: record.collection, what: "values", flag: "--version", member: "version")
             }
@@ -163,9 +163,9 @@ struct ImportCommand: ParsableCommand {
         }
 
         /// Whether `collection`'s values and metadata carry versions in the store.
-        private func stored(_ collection: String) throws -> (object: Bool, metadata: Bool) {
+        private func stored(_ collection: String, line: Int) throws -> (object: Bool, metadata: Bool) {
             guard let db else { return (false, false) }
-            return try withStoreErrors { try db.read { try $0.carriesVersions(inCollection: collection) } }
+            return try withStoreErrors(context: "line \(line)") { try db.read { try $0.carriesVersions(inCollection: collection) } }
         }
 
         private func refusal(line: Int, collection: String, what: String, flag: String, member: String) -> CommandFailure {

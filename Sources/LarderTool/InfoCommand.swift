@@ -67,7 +67,7 @@ struct InfoCommand: ParsableCommand {
     }
 
     /// A name in double quotes, whole (an empty collection shows as `""`).
-    static func quote(_ text: String) -> String { "\"" + text + "\"" }
+    static func quote(_ text: String) -> String { VisibleText.quoted(text) }
 
     static func json(_ record: RecordedExtension) -> JSONValue {
         .object([

@@ -39,7 +39,7 @@ struct RecordTable {
             say(Self.csvLine(columns))
             for row in rows { say(Self.csvLine(row.map(Self.cell))) }
         case .table, .text:
-            let cells = [columns] + rows.map { $0.map(Self.cell) }
+            let cells = [columns] + rows.map { $0.map { VisibleText.escape(Self.cell($0)) } }
             var widths = [Int](repeating: 0, count: columns.count)
             for line in cells {
                 for (column, cell) in line.enumerated() { widths[column] = max(widths[column], cell.count) }

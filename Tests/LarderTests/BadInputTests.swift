@@ -14,6 +14,32 @@ import Darwin
 // collections, the stored bytes and decoded values of an object with metadata) before and after.
 
 @Suite struct BadInputTests {
+    /// A collection whose name leaves no room for a key holds none: every read of it says so
+    /// alike (the enumerations threw "a range bound is longer than the key limit" where the count
+    /// said 0), and a write into it is refused.
+    @Test func aCollectionNameTooLongForAnyKeyIsEmptyToEveryRead() throws {
+        try withStore { db, _ in
+            for length in [510, 511, 600, 5_000] {
+                let name = String(repeating: "c", count: length)
+                try db.read { txn in
+                    #expect(try txn.numberOfKeys(inCollection: name) == 0)
+                    #expect(try txn.keys(inCollection: name).isEmpty)
+                    #expect(try txn.keys(inCollection: name, range: .prefix("a")).isEmpty)
+                    var visited = 0
+                    try txn.enumerateKeys(inCollection: name) { _, _ in visited += 1 }
+                    #expect(visited == 0)
+                }
+                let error = #expect(throws: LarderError.self) { try db.write { try $0.setObject("x", forKey: "k", inCollection: name) } }
+                #expect(error?.code == .keyTooLong)
+            }
+            // A collection that fits, with a range bound that does not: a clear error naming the bound.
+            let error = #expect(throws: LarderError.self) {
+                try db.read { try $0.keys(inCollection: "c", range: .prefix(String(repeating: "k", count: 600))) }
+            }
+            #expect(error?.code == .keyTooLong && error?.message.contains("range") == true)
+        }
+    }
+
     // MARK: Key length
 
     struct KeyCase: Sendable, CustomTestStringConvertible {

@@ -24,6 +24,18 @@ struct CommandLineInputTests {
 
     /// `CommandLine.arguments` turns bytes that are not UTF-8 into U+FFFD, so `k\xFF` and `k\xFE`
     /// would both become `k\u{FFFD}`: one key for two. Every such argument is refused, status 3.
+    /// A record whose collection the store refuses is reported with its line, as other bad
+    /// records are (a NUL in a collection said only "collection names may not contain NUL").
+    @Test func aRecordTheStoreRefusesIsReportedWithItsLine() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("store")
+        _ = try CLI.succeed(["import", path, "--create", "/dev/null"])
+        let input = #"{"collection":"ok","key":"a","object":1}"# + "\n" + #"{"collection":"c\u0000d","key":"k","object":1}"# + "\n"
+        let output = try CLI.fail(["import", path, "-"], status: CLI.Status.badInput, input: input)
+        #expect(output.contains("line 2:") && output.contains("NUL"), "\(output)")
+        #expect(try Database(path: path).read { try $0.numberOfKeys(inCollection: "ok") } == 0)
+    }
+
     @Test func argumentsThatAreNotUTF8AreRefusedAndChangeNothing() throws {
         let directory = TemporaryDirectory()
         let path = directory.file("store")

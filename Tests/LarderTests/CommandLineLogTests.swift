@@ -131,6 +131,36 @@ struct CommandLineLogTests {
         #expect(csv[2].hasSuffix(#",notes,a,updated,,,"redo of step \#(step) ""Retitle""""#), "\(csv[2])")
     }
 
+    /// Text and table output escape what would break a line, a column or a quoted name, and show
+    /// the combining marks of a name not in composed form, so twins print apart (they printed
+    /// alike, and a key with a newline split a table row).
+    @Test func textAndTableOutputShowNamesUnambiguously() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("store")
+        do {
+            let db = try Database(path: path)
+            try db.write { txn in
+                try txn.setObject(1, forKey: "weird\"key\nline2", inCollection: "text")
+                try txn.setObject(1, forKey: "caf\u{E9}", inCollection: "names")
+                try txn.setObject(2, forKey: "cafe\u{301}", inCollection: "names")
+            }
+            try db.write(undoable: "Remove \"saw\"\nnow") { _ = try $0.removeObject(forKey: "caf\u{E9}", inCollection: "names") }
+            try db.undo()
+        }
+        let text = try CLI.succeed(["log", path])
+        #expect(text.contains(#""text" "weird\"key\nline2"  object inserted"#), "\(text)")
+        #expect(text.contains(#""names" "café"  object inserted"#))
+        #expect(text.contains(#""names" "cafe\u{301}"  object inserted"#))
+        #expect(text.contains(#"undo of step 1 "Remove \"saw\"\nnow""#), "\(text)")
+        let table = try CLI.succeed(["log", path, "--format", "table"]).split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(table.filter { !$0.isEmpty }.count == 1 + 5, "\(table)")   // the header and one row per change
+        #expect(table.contains { $0.contains(#"weird"key\nline2"#) })
+        // JSON keeps the names exact.
+        let log = try #require(try CLI.json(["log", path, "--format", "json"]) as? [[String: Any]])
+        let keys = log.flatMap { ($0["changes"] as? [[String: Any]] ?? []).compactMap { $0["key"] as? String } }
+        #expect(keys.contains { $0.utf8.elementsEqual("cafe\u{301}".utf8) } && keys.contains { $0.utf8.elementsEqual("caf\u{E9}".utf8) })
+    }
+
     @Test func logFollowStreamsCommitsOfOtherProcessesUntilInterrupted() throws {
         let directory = TemporaryDirectory()
         let path = try makeStore(directory)

@@ -18,6 +18,9 @@ extension ReadTransaction {
         try StorageKey.validate(collection: collection, operation: operation)
         readRecorder?.collection(collection)
         let prefix = StorageKey.prefix(of: collection)
+        // A collection whose name leaves no room for a key holds none (no write can store one),
+        // as `numberOfKeys(inCollection:)` says: it is empty, not an error of the range.
+        guard prefix.count < maxKeySize else { return }
         var lower = prefix
         if let from = range.from { lower = Self.greater(lower, prefix + Array(from.utf8)) }
         if let start = range.prefix { lower = Self.greater(lower, prefix + Array(start.utf8)) }
@@ -28,7 +31,7 @@ extension ReadTransaction {
             upper = Self.lesser(upper, prefix + successor)
         }
         for bound in [lower, upper] where bound.count > maxKeySize {
-            throw LarderError(.keyTooLong, "a range bound is longer than the key limit of \(maxKeySize) bytes", operation: operation)
+            throw LarderError(.keyTooLong, "the range's bound (collection + 1 + its from, to or prefix) takes \(bound.count) bytes; the key limit is \(maxKeySize)", operation: operation)
         }
         guard lower.lexicographicallyPrecedes(upper) else { return }
         let limit = range.limit ?? Int.max
