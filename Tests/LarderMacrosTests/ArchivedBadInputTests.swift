@@ -60,6 +60,33 @@ struct ArchivedBadInputTests {
         #expect(refused > 0)
     }
 
+    /// The generated writer refuses what the readers refuse: a chain of 256 nodes (511 nested
+    /// containers) is written and reads back, 257 is refused with a nesting limit, and 10,000 is
+    /// an error, not a stack overflow (the old writer had no limit: it wrote what no reader takes
+    /// back, and crashed far past it).
+    @Test func theWriterRefusesWhatTheReadersRefuse() throws {
+        func chain(_ depth: Int) -> Node {
+            var node = Node(name: "n", children: [], parentName: nil)
+            for _ in 1..<depth { node = Node(name: "n", children: [node], parentName: nil) }
+            return node
+        }
+        func archived(_ node: Node) throws -> [UInt8] {
+            var bytes: [UInt8] = []
+            try GeneratedArchiver<Node>().archive(node, into: &bytes)
+            return bytes
+        }
+        let deepest = chain(256)
+        let bytes = try archived(deepest)
+        #expect(try unarchive(Node.self, bytes, with: GeneratedArchiver()) == deepest)
+        #expect(try unarchive(Node.self, bytes, with: MessagePackArchiver()) == deepest)
+        #expect(bytes == (try MessagePackEncoder().encode(deepest)))
+        for depth in [257, 10_000] {
+            let node = chain(depth)
+            #expect("\(depth) nodes") { _ = try archived(node) } throws: { error in MessagePackNestingLimit.find(in: error)?.kind == .depth }
+            #expect("\(depth) nodes, Codable") { _ = try MessagePackEncoder().encode(node) } throws: { error in MessagePackNestingLimit.isNestingLimit(error) }
+        }
+    }
+
     /// The generated reader walks the bytes once, so the checks the Codable path makes in its
     /// validation pass happen as it reads: nesting past 512 containers (through a recursive type
     /// and in a value it skips), damage inside a value it skips,
