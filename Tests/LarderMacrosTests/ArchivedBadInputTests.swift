@@ -87,6 +87,23 @@ struct ArchivedBadInputTests {
         }
     }
 
+    /// A `Codable` property of an archived value is encoded by a `MessagePackEncoder` of its own,
+    /// which counts the containers around it: the whole value stays within what the readers read.
+    @Test func aCodablePropertyCountsTheContainersAroundIt() throws {
+        func holder(_ levels: Int) -> Holder {
+            var tree = PlainTree(kids: [])
+            for _ in 1..<levels { tree = PlainTree(kids: [tree]) }
+            return Holder(tree: tree)
+        }
+        var bytes: [UInt8] = []
+        // The holder's map, then two containers a level: 255 levels nest 511 deep, 256 would 513.
+        try GeneratedArchiver<Holder>().archive(holder(255), into: &bytes)
+        #expect(try unarchive(Holder.self, bytes, with: GeneratedArchiver()) == holder(255))
+        #expect(try unarchive(Holder.self, bytes, with: MessagePackArchiver()) == holder(255))
+        var tooDeep: [UInt8] = []
+        #expect { try GeneratedArchiver<Holder>().archive(holder(256), into: &tooDeep) } throws: { error in MessagePackNestingLimit.isNestingLimit(error) }
+    }
+
     /// The generated reader walks the bytes once, so the checks the Codable path makes in its
     /// validation pass happen as it reads: nesting past 512 containers (through a recursive type
     /// and in a value it skips), damage inside a value it skips,
@@ -142,4 +159,14 @@ struct ArchivedBadInputTests {
         guard case .map(let entries)? = try? MessagePackValue(reading: bytes) else { return false }
         return Set(entries.map(\.key.text)).count != entries.count
     }
+}
+
+/// A recursive type without a generated archiver, inside one that has one.
+struct PlainTree: Codable, Equatable, Sendable {
+    var kids: [PlainTree]
+}
+
+@Archived
+struct Holder: Codable, Equatable, Sendable {
+    var tree: PlainTree
 }

@@ -74,6 +74,13 @@ public struct MessagePackEncoder: Sendable {
     ///   - buffer: Bytes to append to; existing content is kept.
     /// - Throws: The same errors as `encode(_:)`.
     public func encode<T: Encodable>(_ value: T, into buffer: inout [UInt8]) throws {
+        try encode(value, into: &buffer, depth: 0)
+    }
+
+    /// Appends the MessagePack encoding of `value`, which sits `depth` containers deep in the
+    /// bytes around it (a property of a generated archiver's value): the nesting limit counts
+    /// them, as a reader of the whole value does.
+    package func encode<T: Encodable>(_ value: T, into buffer: inout [UInt8], depth: Int) throws {
         let originalCount = buffer.count
         // Move the caller's array into the encoder so it stays uniquely referenced
         // and appends never copy it.
@@ -89,6 +96,7 @@ public struct MessagePackEncoder: Sendable {
         } else {
             stream = MessagePackStreamEncoder(buffer: taken, userInfo: userInfo)
         }
+        stream.setBaseDepth(depth)
         var streamError: (any Error)?
         do {
             try stream.encodeTopLevel(value)
@@ -106,6 +114,6 @@ public struct MessagePackEncoder: Sendable {
             return
         }
         buffer.removeSubrange(originalCount...)
-        try MessagePackTreeEncoder.encode(value, userInfo: userInfo, appendingTo: &buffer)
+        try MessagePackTreeEncoder.encode(value, userInfo: userInfo, depth: depth, appendingTo: &buffer)
     }
 }

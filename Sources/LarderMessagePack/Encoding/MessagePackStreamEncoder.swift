@@ -64,6 +64,9 @@ final class MessagePackStreamEncoder: Encoder {
         /// Set when nested containers (which cannot throw when they open) went past
         /// `MessagePackReader.maximumDepth`; the top-level call throws.
         var tooDeep = false
+        /// How deep the value sits in bytes written around it (a property of a generated
+        /// archiver's value): counted with the frames against the limit.
+        var baseDepth = 0
         /// The calling thread's stack, looked up once the nesting is deep enough to check it.
         var stackBounds: MessagePackStackCheck.Bounds?
         var stackBoundsLookedUp = false
@@ -118,6 +121,12 @@ final class MessagePackStreamEncoder: Encoder {
         state.pointee.needsFallback = false
         state.pointee.tooDeep = false
         state.pointee.stackBoundsLookedUp = false
+        state.pointee.baseDepth = 0
+    }
+
+    /// Counts `depth` containers around the value about to be encoded (see `State.baseDepth`).
+    func setBaseDepth(_ depth: Int) {
+        state.pointee.baseDepth = depth
     }
 
     func codingPath(prefix count: Int) -> [any CodingKey] {
@@ -147,7 +156,7 @@ final class MessagePackStreamEncoder: Encoder {
     /// `MessagePackReader.maximumDepth` (what the decoder reads), or leave the thread less
     /// than `MessagePackStackCheck.reserve` of stack.
     private func checkNesting<T>(_ value: T, key: (any CodingKey)?) throws {
-        let level = state.pointee.frames.count
+        let level = state.pointee.frames.count + state.pointee.baseDepth
         if level >= MessagePackReader.maximumDepth {
             throw Self.nestingError(value, codingPath: codingPath + (key.map { [$0] } ?? []), MessagePackNestingLimit(.depth,
                 "Encoding \(T.self) would nest more than \(MessagePackReader.maximumDepth) levels deep, which MessagePackDecoder would refuse to read."))
@@ -166,7 +175,7 @@ final class MessagePackStreamEncoder: Encoder {
     /// Encodes a value that is not a scalar into a fresh slot and closes
     /// everything it opened once its `encode(to:)` returns.
     func encodeNested<T: Encodable>(_ value: T, key: (any CodingKey)?) throws {
-        if state.pointee.frames.count >= MessagePackStackCheck.checkedDepth { try checkNesting(value, key: key) }
+        if state.pointee.frames.count + state.pointee.baseDepth >= MessagePackStackCheck.checkedDepth { try checkNesting(value, key: key) }
         let slotIndex = state.pointee.frames.count
         let slotID = pushFrame(kind: .pending, key: key)
         let outerActiveSlot = state.pointee.activeSlotIndex
@@ -234,7 +243,7 @@ final class MessagePackStreamEncoder: Encoder {
     /// Pushes a nested map or array frame and its placeholder header.
     func pushContainer(kind: FrameKind, key: any CodingKey) -> (id: Int, pathCount: Int) {
         let id = pushFrame(kind: kind, key: key)
-        if state.pointee.frames.count > MessagePackReader.maximumDepth { state.pointee.tooDeep = true }
+        if state.pointee.frames.count + state.pointee.baseDepth > MessagePackReader.maximumDepth { state.pointee.tooDeep = true }
         writer.pointee.bytes.append(kind == .map ? MessagePackFormat.fixmapMask : MessagePackFormat.fixarrayMask)
         return (id, state.pointee.path.count)
     }

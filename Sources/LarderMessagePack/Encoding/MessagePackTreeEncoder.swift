@@ -16,6 +16,8 @@ final class MessagePackTreeEncoder: Encoder {
         /// The first container misuse seen; reported when the top-level call ends
         /// because the methods that detect it cannot throw.
         var misuse: EncodingError?
+        /// How deep the value sits in the bytes around it (see `MessagePackEncoder`).
+        var baseDepth = 0
 
         init(userInfo: [CodingUserInfoKey: any Sendable]) {
             sendableUserInfo = userInfo
@@ -43,8 +45,9 @@ final class MessagePackTreeEncoder: Encoder {
     /// Encodes `value` and appends its bytes to `buffer`.
     /// - Throws: whatever the value's `encode(to:)` throws, or `EncodingError.invalidValue`
     ///   for values MessagePack cannot represent and for container misuse.
-    static func encode<T: Encodable>(_ value: T, userInfo: [CodingUserInfoKey: any Sendable], appendingTo buffer: inout [UInt8]) throws {
+    static func encode<T: Encodable>(_ value: T, userInfo: [CodingUserInfoKey: any Sendable], depth: Int = 0, appendingTo buffer: inout [UInt8]) throws {
         let context = Context(userInfo: userInfo)
+        context.baseDepth = depth
         let root = MessagePackTreeSlot()
         try encode(value, into: root, codingPath: [], context: context)
         if let misuse = context.misuse { throw misuse }
@@ -56,7 +59,7 @@ final class MessagePackTreeEncoder: Encoder {
     static func encode<T: Encodable>(_ value: T, into slot: MessagePackTreeSlot, codingPath: [any CodingKey], context: Context) throws {
         // The path grows by a key per nested value or container: past the decoder's limit the
         // value could not be read back, and a recursive value would exhaust the stack.
-        if codingPath.count >= MessagePackReader.maximumDepth {
+        if codingPath.count + context.baseDepth >= MessagePackReader.maximumDepth {
             throw MessagePackStreamEncoder.nestingError(value, codingPath: codingPath, MessagePackNestingLimit(.depth,
                 "Encoding \(T.self) would nest more than \(MessagePackReader.maximumDepth) levels deep, which MessagePackDecoder would refuse to read."))
         }

@@ -80,7 +80,7 @@ public struct MessagePackFieldWriter {
     /// - Throws: what ``MessagePackEncoder/encode(_:into:)`` throws.
     public mutating func write<T: Encodable>(_ value: T, forKey key: StaticString) throws {
         try writeKey(key)
-        try MessagePackEncoder().encode(value, into: &writer.bytes)
+        try MessagePackEncoder().encode(value, into: &writer.bytes, depth: depth + 1)
     }
 
     /// Writes `value` alone, through its ``MessagePackField`` conformance (a raw-value enum's raw
@@ -119,7 +119,7 @@ public struct MessagePackFieldWriter {
     /// - Throws: what ``MessagePackEncoder/encode(_:into:)`` throws.
     public mutating func write<T: Encodable>(_ value: T, field number: Int) throws {
         writeSigned(Int64(number))
-        try MessagePackEncoder().encode(value, into: &writer.bytes)
+        try MessagePackEncoder().encode(value, into: &writer.bytes, depth: depth + 1)
     }
 
     /// Writes the field number and the value when `value` is not nil; nothing when it is.
