@@ -4,7 +4,7 @@
 /// their scores are added in.
 struct FullTextPlan {
     /// What one leaf matches.
-    enum Match: Equatable {
+    enum Match: Hashable {
         /// One term.
         case term([UInt8])
         /// Terms at consecutive positions of one column.
@@ -24,6 +24,12 @@ struct FullTextPlan {
         var positive: Bool
     }
 
+    /// What a leaf reads: its match in its column.
+    private struct ReadKey: Hashable {
+        var match: Match
+        var column: Int?
+    }
+
     /// The query's shape over its leaves.
     indirect enum Node {
         case leaf(Int)
@@ -34,6 +40,10 @@ struct FullTextPlan {
 
     private(set) var leaves: [Leaf] = []
     private(set) var root: Node = .and([])
+    /// For each leaf, the first leaf that reads the same postings (the same match in the same
+    /// column; the polarity does not change what is read): a term or prefix written many times
+    /// is read once, and each of its leaves still scores as written.
+    private(set) var source: [Int] = []
 
     /// `query` resolved with `tokenizer` over `columnNames`.
     /// - Throws: ``LarderError/Code/invalidQuery`` for a query that nests deeper than
@@ -65,6 +75,7 @@ struct FullTextPlan {
     /// Children are resolved first to last, so leaves are numbered in the order they appear.
     private mutating func resolve(_ query: FullTextQuery, tokenizer: FullTextTokenizer, columnNames: [String]) throws -> Node? {
         var termCount = 0
+        var firstLeaf: [ReadKey: Int] = [:]
         func invalid(_ node: FullTextQuery.Node, _ problem: String) -> LarderError {
             FullTextQuery.invalid(FullTextQuery(node).quoted, problem)
         }
@@ -77,6 +88,9 @@ struct FullTextPlan {
                 throw FullTextQuery.invalid(query.quoted, "it has more than \(FullTextQuery.maximumTerms) terms (each word, each word of a phrase and each prefix counts one); a query may have \(FullTextQuery.maximumTerms) (FullTextQuery.maximumTerms): search for fewer words, or split the query into several searches")
             }
             leaves.append(Leaf(match: match, column: column, positive: positive))
+            let key = ReadKey(match: match, column: column)
+            source.append(firstLeaf[key, default: leaves.count - 1])
+            if firstLeaf[key] == nil { firstLeaf[key] = leaves.count - 1 }
             return .leaf(leaves.count - 1)
         }
         func phrase(_ found: [[UInt8]?], of node: FullTextQuery.Node) throws -> [[UInt8]?] {

@@ -9,6 +9,18 @@ struct FullTextSearcher {
     /// The statistics record as the transaction sees it, read once: what ranking needs, and the
     /// live runs every read of postings walks after the blocks.
     let statistics: FullTextStatistics
+    /// The postings blocks the query's prefixes have read, against
+    /// ``FullTextQuery/maximumPrefixBlocks``.
+    private let prefixBlocks = PrefixBlocks()
+    /// The cap on ``prefixBlocksRead`` (``FullTextQuery/maximumPrefixBlocks``; tests lower it).
+    var prefixBlockLimit = FullTextQuery.maximumPrefixBlocks
+    /// The postings blocks the prefixes read so far.
+    var prefixBlocksRead: Int { prefixBlocks.read }
+
+    /// A count shared by the copies of a searcher (its reads are not `mutating`).
+    private final class PrefixBlocks {
+        var read = 0
+    }
 
     /// A searcher of `storage` in `lmdb`, whose pending writes are settled.
     /// - Throws: ``LarderError/Code/corruptValue`` for a damaged statistics record; LMDB failures.
@@ -100,7 +112,13 @@ struct FullTextSearcher {
     /// The postings of leaf number `leaf`, read once.
     func postings(ofLeaf leaf: Int, in plan: FullTextPlan, lists: inout [FullTextPostingList?]) throws -> FullTextPostingList {
         if let known = lists[leaf] { return known }
-        let read = try postings(of: plan.leaves[leaf])
+        let source = plan.source[leaf]
+        if let known = lists[source] {
+            lists[leaf] = known
+            return known
+        }
+        let read = try postings(of: plan.leaves[source])
+        lists[source] = read
         lists[leaf] = read
         return read
     }
@@ -113,7 +131,7 @@ struct FullTextSearcher {
         case .term(let term):
             try read(from: term + [0], to: term + [1], column: leaf.column, into: &list)
         case .prefix(let start):
-            try read(from: start, to: LMDBTransaction.keyAfterPrefix(start), column: leaf.column, into: &list)
+            try read(from: start, to: LMDBTransaction.keyAfterPrefix(start), column: leaf.column, into: &list, countingBlocks: true)
             list.sortAndMerge()
         case .phrase(let terms):
             list = try phrase(terms, column: leaf.column)
@@ -129,18 +147,26 @@ struct FullTextSearcher {
     /// from `lower` on) that has an occurrence in `column` (`nil`: any), with its weighted
     /// frequency: from the blocks, then from each live run (see `FullTextStorage+Runs`), so that a
     /// term's postings come in document id order.
-    private func read(from lower: [UInt8], to upper: [UInt8]?, column: Int?, into list: inout FullTextPostingList) throws {
+    private func read(from lower: [UInt8], to upper: [UInt8]?, column: Int?, into list: inout FullTextPostingList, countingBlocks: Bool = false) throws {
         for range in FullTextStorage.postingRanges(from: lower, to: upper, runs: statistics.runs) {
-            try readBlocks(from: range.lower, to: range.upper, column: column, into: &list)
+            try readBlocks(from: range.lower, to: range.upper, column: column, into: &list, countingBlocks: countingBlocks)
         }
     }
 
     /// Appends to `list` the postings of the blocks with keys in [`lower`, `upper`) that have an
     /// occurrence in `column` (`nil`: any).
-    private func readBlocks(from lower: [UInt8], to upper: [UInt8], column: Int?, into list: inout FullTextPostingList) throws {
+    private func readBlocks(from lower: [UInt8], to upper: [UInt8], column: Int?, into list: inout FullTextPostingList, countingBlocks: Bool) throws {
         let weights = self.weights
         let lastColumn = weights.count - 1
+        let prefixBlocks = self.prefixBlocks
+        let limit = prefixBlockLimit
         try lmdb.forEachEntry(in: storage.postings, from: lower, to: upper) { key, value in
+            if countingBlocks {
+                prefixBlocks.read += 1
+                guard prefixBlocks.read <= limit else {
+                    throw LarderError(.invalidQuery, "the query's prefixes match terms whose postings fill more than \(limit) blocks (FullTextQuery.maximumPrefixBlocks); use longer prefixes, or fewer of them", operation: "fullTextSearch")
+                }
+            }
             guard key.count >= 9, key[key.count - 9] == 0 else { throw Self.damagedKey() }
             var id = FullTextVarint.bigEndian(in: key, at: key.count - 8)
             var reader = FullTextByteReader(value, what: "a postings block")
